@@ -1,0 +1,590 @@
+// quoct: the orthtree, a quadtree (D = 2) and an octree (D = 3) in one template.
+//
+// Life cycle: build once from a range of points, then query. Every query is const and
+// touches no shared mutable state, so any number of threads may query one tree at once.
+//
+// Layout: the tree keeps its own copy of the coordinates, permuted into Morton (Z) order so
+// that every node owns one contiguous run [begin, end) of it, stored axis by axis (all x,
+// then all y, ...) so the per-point distance loop is straight-line code. Nodes live in one
+// vector and link to their children by index; a node's children are contiguous.
+#ifndef QUOCT_ORTHTREE_HPP
+#define QUOCT_ORTHTREE_HPP
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "detail/morton.hpp"
+#include "detail/query_shapes.hpp"
+#include "detail/validate.hpp"
+#include "geometry.hpp"
+
+namespace quoct {
+
+/// The deepest a tree may be; build_options::max_depth may not exceed it.
+constexpr std::size_t max_depth_limit = 64;
+
+/// How a tree is built.
+struct build_options {
+    /// A node with at most this many points is not split. Must be at least 1.
+    std::size_t leaf_size = 12;
+    /// Nodes at this depth (the root is at 0) are leaves whatever their size, which bounds
+    /// the depth for duplicate or extremely spread points. At most max_depth_limit.
+    std::size_t max_depth = max_depth_limit;
+};
+
+/// One result of a nearest-neighbour query: the point's id and its squared distance.
+template <class T, class Id>
+struct neighbor {
+    Id id;
+    T distance_sq;
+};
+
+namespace detail {
+
+/// A fixed-capacity LIFO of traversal entries, on the stack when small.
+template <class Entry, std::size_t Capacity, bool Small = (Capacity * sizeof(Entry) <= 16384)>
+class fixed_stack {
+public:
+    void push(const Entry& e) noexcept { items_[size_++] = e; }
+    Entry pop() noexcept { return items_[--size_]; }
+    bool empty() const noexcept { return size_ == 0; }
+
+private:
+    std::array<Entry, Capacity> items_;
+    std::size_t size_ = 0;
+};
+
+template <class Entry, std::size_t Capacity>
+class fixed_stack<Entry, Capacity, false> {
+public:
+    fixed_stack() : items_(Capacity) {}
+    void push(const Entry& e) noexcept { items_[size_++] = e; }
+    Entry pop() noexcept { return items_[--size_]; }
+    bool empty() const noexcept { return size_ == 0; }
+
+private:
+    std::vector<Entry> items_;
+    std::size_t size_ = 0;
+};
+
+/// Calls f(args...) and reports whether to go on: f may return void (always go on) or
+/// something convertible to bool (false stops).
+template <class F, class... Args>
+bool call_go_on(F& f, Args&&... args) {
+    if constexpr (std::is_void<decltype(f(std::forward<Args>(args)...))>::value) {
+        f(std::forward<Args>(args)...);
+        return true;
+    } else {
+        return static_cast<bool>(f(std::forward<Args>(args)...));
+    }
+}
+
+}  // namespace detail
+
+/// A 2^D-ary spatial tree over points in D dimensions with scalar T (float or double).
+/// Id is the unsigned integer type of point ids; a point's id is its position in the input.
+template <class T, std::size_t D, class Id = std::uint32_t>
+class orthtree {
+    static_assert(std::is_floating_point<T>::value, "quoct::orthtree: T must be float, double or long double");
+    static_assert(D >= 1 && D <= 8, "quoct::orthtree: D must be between 1 and 8 (2^D children per node)");
+    static_assert(std::is_integral<Id>::value && std::is_unsigned<Id>::value,
+                  "quoct::orthtree: Id must be an unsigned integer type");
+
+public:
+    using scalar_type = T;
+    using id_type = Id;
+    using point_type = point<T, D>;
+    using box_type = box<T, D>;
+    using ball_type = ball<T, D>;
+    using neighbor_type = neighbor<T, Id>;
+    static constexpr std::size_t dimension = D;
+    /// Children per internal node at most: 4 for a quadtree, 8 for an octree.
+    static constexpr std::size_t fanout = std::size_t{1} << D;
+
+    /// An empty tree.
+    orthtree() = default;
+
+    /// Builds from n points at `points`. The points are copied; `points` is not used afterwards.
+    /// Throws std::invalid_argument (naming the first bad point) if a coordinate is NaN or
+    /// infinite, or if the options are out of range; std::length_error if n points would not
+    /// fit the Id type. Nothing is built when it throws.
+    orthtree(const point_type* points, std::size_t n, build_options options = {}) { build(points, n, options); }
+
+    /// Builds from a contiguous range of point_type (std::vector, std::array, a C array).
+    template <class Range, class = std::enable_if_t<std::is_convertible<
+                               decltype(std::data(std::declval<const Range&>())), const point_type*>::value>>
+    explicit orthtree(const Range& points, build_options options = {})
+        : orthtree(std::data(points), std::size(points), options) {}
+
+    /// Number of points.
+    std::size_t size() const noexcept { return size_; }
+    /// True when the tree holds no points.
+    bool empty() const noexcept { return size_ == 0; }
+    /// The smallest box holding every point. An empty tree gives lo = +inf, hi = -inf.
+    box_type bounds() const noexcept {
+        if (nodes_.empty()) return empty_box();
+        return nodes_[0].bounds;
+    }
+    /// Depth of the deepest leaf (0 for a tree of one leaf or none).
+    std::size_t depth() const noexcept { return depth_; }
+    /// Number of nodes.
+    std::size_t node_count() const noexcept { return nodes_.size(); }
+    /// Bytes held by the tree: coordinates, ids and nodes.
+    std::size_t memory_bytes() const noexcept {
+        return coords_.capacity() * sizeof(T) + ids_.capacity() * sizeof(Id) + nodes_.capacity() * sizeof(node);
+    }
+
+    /// Clears `out`, then fills it with the ids of the points in the closed ball, in no
+    /// particular order: exactly the points p with distance_sq(p, s.center) <= s.radius^2.
+    /// An infinite radius takes every point. Throws std::invalid_argument for a NaN or
+    /// infinite centre or a NaN or negative radius.
+    void query(const ball_type& s, std::vector<Id>& out) const {
+        detail::check_ball(s);
+        collect(detail::ball_query<T, D>(s), out);
+    }
+    /// As query(s, out), returning the ids.
+    std::vector<Id> query(const ball_type& s) const {
+        std::vector<Id> out;
+        query(s, out);
+        return out;
+    }
+    /// Clears `out`, then fills it with the ids of the points in the closed box (lo <= p <= hi
+    /// on every axis). The box may be unbounded. Throws std::invalid_argument for a NaN
+    /// coordinate or lo > hi on some axis.
+    void query(const box_type& b, std::vector<Id>& out) const {
+        detail::check_box(b);
+        collect(detail::box_query<T, D>(b), out);
+    }
+    /// As query(b, out), returning the ids.
+    std::vector<Id> query(const box_type& b) const {
+        std::vector<Id> out;
+        query(b, out);
+        return out;
+    }
+
+    /// Number of points in the closed ball; the same points query(s) returns. Throws as query.
+    std::size_t count(const ball_type& s) const {
+        detail::check_ball(s);
+        return count_in(detail::ball_query<T, D>(s));
+    }
+    /// Number of points in the closed box; the same points query(b) returns. Throws as query.
+    std::size_t count(const box_type& b) const {
+        detail::check_box(b);
+        return count_in(detail::box_query<T, D>(b));
+    }
+
+    /// Calls f(id, point) for each point in the closed ball, in no particular order. If f
+    /// returns something convertible to bool, false stops the search. Returns false if it
+    /// was stopped. Throws as query, and passes on whatever f throws.
+    template <class F>
+    bool visit(const ball_type& s, F&& f) const {
+        detail::check_ball(s);
+        return visit_in(detail::ball_query<T, D>(s), f);
+    }
+    /// As visit(ball, f), for the closed box.
+    template <class F>
+    bool visit(const box_type& b, F&& f) const {
+        detail::check_box(b);
+        return visit_in(detail::box_query<T, D>(b), f);
+    }
+
+    /// The min(k, size()) points closest to p, closest first; equal distances are ordered by
+    /// smaller id. Distances are distance_sq(point, p), the query predicate's distance.
+    /// Throws std::invalid_argument if k == 0 or p has a NaN or infinite coordinate.
+    void nearest(const point_type& p, std::size_t k, std::vector<neighbor_type>& out) const;
+    /// As nearest(p, k, out), giving ids only.
+    void nearest(const point_type& p, std::size_t k, std::vector<Id>& out) const {
+        std::vector<neighbor_type> found;
+        nearest(p, k, found);
+        out.resize(found.size());
+        for (std::size_t i = 0; i < found.size(); ++i) out[i] = found[i].id;
+    }
+    /// As nearest(p, k, out), returning the ids.
+    std::vector<Id> nearest(const point_type& p, std::size_t k) const {
+        std::vector<Id> out;
+        nearest(p, k, out);
+        return out;
+    }
+
+private:
+    struct node {
+        box_type bounds;  // tight: the smallest box around the node's points
+        Id begin;         // the node's points are stored at [begin, end)
+        Id end;
+        Id first_child;  // children are nodes [first_child, first_child + child_count)
+        Id child_count;  // 0 for a leaf
+    };
+    using key_item = detail::keyed<Id>;
+    static constexpr unsigned key_bits = detail::morton_bits<D>();
+    static constexpr std::size_t stack_capacity = max_depth_limit * (fanout - 1) + 1;
+
+    static box_type empty_box() noexcept {
+        box_type b;
+        for (std::size_t i = 0; i < D; ++i) {
+            b.lo[i] = std::numeric_limits<T>::infinity();
+            b.hi[i] = -std::numeric_limits<T>::infinity();
+        }
+        return b;
+    }
+
+    const T* axis(std::size_t a) const noexcept { return coords_.data() + a * size_; }
+    point_type point_at(std::size_t i) const noexcept {
+        point_type p;
+        for (std::size_t a = 0; a < D; ++a) p[a] = coords_[a * size_ + i];
+        return p;
+    }
+
+    // --- queries -------------------------------------------------------------------------
+
+    // The one traversal every shape query runs on. whole(b, e) receives the runs of nodes
+    // that lie entirely inside the shape, partial(b, e) the leaves that straddle its
+    // boundary; either returns false to stop. Returns false if stopped.
+    template <class Query, class Whole, class Partial>
+    bool traverse(const Query& q, Whole&& whole, Partial&& partial) const {
+        if (nodes_.empty()) return true;
+        detail::fixed_stack<Id, stack_capacity> stack;
+        stack.push(Id{0});
+        while (!stack.empty()) {
+            const node& n = nodes_[stack.pop()];
+            const detail::relation rel = q.classify(n.bounds);
+            if (rel == detail::relation::outside) continue;
+            if (rel == detail::relation::inside) {
+                if (!whole(std::size_t{n.begin}, std::size_t{n.end})) return false;
+            } else if (n.child_count == 0) {
+                if (!partial(std::size_t{n.begin}, std::size_t{n.end})) return false;
+            } else {
+                for (Id c = n.child_count; c-- > 0;) stack.push(static_cast<Id>(n.first_child + c));
+            }
+        }
+        return true;
+    }
+
+    template <class Query>
+    void collect(const Query& q, std::vector<Id>& out) const {
+        out.clear();
+        traverse(
+            q,
+            [&](std::size_t b, std::size_t e) {
+                out.insert(out.end(), ids_.begin() + static_cast<std::ptrdiff_t>(b),
+                           ids_.begin() + static_cast<std::ptrdiff_t>(e));
+                return true;
+            },
+            [&](std::size_t b, std::size_t e) {
+                for (std::size_t i = b; i < e; ++i)
+                    if (q.contains(point_at(i))) out.push_back(ids_[i]);
+                return true;
+            });
+    }
+
+    template <class Query>
+    std::size_t count_in(const Query& q) const {
+        std::size_t total = 0;
+        traverse(
+            q,
+            [&](std::size_t b, std::size_t e) {
+                total += e - b;
+                return true;
+            },
+            [&](std::size_t b, std::size_t e) {
+                std::size_t here = 0;
+                for (std::size_t i = b; i < e; ++i) here += q.contains(point_at(i)) ? 1u : 0u;
+                total += here;
+                return true;
+            });
+        return total;
+    }
+
+    template <class Query, class F>
+    bool visit_in(const Query& q, F& f) const {
+        return traverse(
+            q,
+            [&](std::size_t b, std::size_t e) {
+                for (std::size_t i = b; i < e; ++i)
+                    if (!detail::call_go_on(f, ids_[i], point_at(i))) return false;
+                return true;
+            },
+            [&](std::size_t b, std::size_t e) {
+                for (std::size_t i = b; i < e; ++i) {
+                    const point_type p = point_at(i);
+                    if (q.contains(p) && !detail::call_go_on(f, ids_[i], p)) return false;
+                }
+                return true;
+            });
+    }
+
+    // --- build ---------------------------------------------------------------------------
+
+    void build(const point_type* points, std::size_t n, const build_options& options);
+    void check_input(const point_type* points, std::size_t n, const build_options& options) const;
+    void sort_input(const point_type* points, std::vector<key_item>& keys);
+    void requantize(std::size_t b, std::size_t e, std::vector<key_item>& keys);
+    void build_node(std::size_t ni, std::size_t b, std::size_t e, std::size_t depth, unsigned bits_left,
+                    bool fresh, std::vector<key_item>& keys);
+    void make_leaf(std::size_t ni, std::size_t depth);
+    box_type tight_bounds(std::size_t b, std::size_t e) const noexcept;
+
+    std::size_t size_ = 0;
+    std::vector<T> coords_;  // axis a of stored point i at coords_[a * size_ + i]
+    std::vector<Id> ids_;    // input position of stored point i
+    std::vector<node> nodes_;
+    std::size_t depth_ = 0;
+    build_options options_;
+};
+
+/// A quadtree: the orthtree in 2D.
+template <class T, class Id = std::uint32_t>
+using quadtree = orthtree<T, 2, Id>;
+/// An octree: the orthtree in 3D.
+template <class T, class Id = std::uint32_t>
+using octree = orthtree<T, 3, Id>;
+
+// ---------------------------------------------------------------------------------------
+// Implementation
+
+namespace detail {
+
+/// Maps coordinates inside `region` to integers in [0, 2^bits) per axis, monotonically.
+/// Works on halves so that extents up to the largest finite values do not overflow.
+template <class T, std::size_t D>
+class quantizer {
+public:
+    quantizer(const box<T, D>& region, unsigned bits) : cells_(std::ldexp(T(1), static_cast<int>(bits))) {
+        for (std::size_t a = 0; a < D; ++a) {
+            lo_half_[a] = region.lo[a] / 2;
+            extent_half_[a] = region.hi[a] / 2 - lo_half_[a];
+            scale_[a] = extent_half_[a] > 0 ? cells_ / extent_half_[a] : T(0);
+        }
+    }
+
+    std::uint64_t key(const point<T, D>& p) const {
+        std::uint64_t q[D];
+        for (std::size_t a = 0; a < D; ++a) q[a] = cell(p[a], a);
+        return morton_key<D>(q);
+    }
+
+private:
+    std::uint64_t cell(T v, std::size_t a) const {
+        const T offset = v / 2 - lo_half_[a];
+        T t = offset * scale_[a];
+        if (!std::isfinite(scale_[a])) t = offset / extent_half_[a] * cells_;  // tiny extents
+        const T top = cells_ - 1;
+        return static_cast<std::uint64_t>(t < top ? t : top);
+    }
+
+    T cells_;
+    T lo_half_[D];
+    T extent_half_[D];
+    T scale_[D];
+};
+
+}  // namespace detail
+
+template <class T, std::size_t D, class Id>
+void orthtree<T, D, Id>::check_input(const point_type* points, std::size_t n, const build_options& options) const {
+    if (options.leaf_size == 0) throw std::invalid_argument("quoct: build_options::leaf_size must be at least 1");
+    if (options.max_depth > max_depth_limit)
+        throw std::invalid_argument("quoct: build_options::max_depth may not exceed " +
+                                    std::to_string(max_depth_limit));
+    if (n > std::size_t{std::numeric_limits<Id>::max()} / 2)
+        throw std::length_error("quoct: " + std::to_string(n) + " points do not fit the Id type");
+    for (std::size_t i = 0; i < n; ++i)
+        if (!is_finite(points[i]))
+            throw std::invalid_argument("quoct: point " + std::to_string(i) + " has a NaN or infinite coordinate");
+}
+
+template <class T, std::size_t D, class Id>
+void orthtree<T, D, Id>::build(const point_type* points, std::size_t n, const build_options& options) {
+    check_input(points, n, options);
+    options_ = options;
+    size_ = n;
+    if (n == 0) return;
+    std::vector<key_item> keys;
+    sort_input(points, keys);
+    nodes_.reserve(2 * n / options.leaf_size + 1);
+    nodes_.push_back(node{});
+    build_node(0, 0, n, 0, key_bits, true, keys);
+    nodes_.shrink_to_fit();
+}
+
+// Computes every point's Morton key relative to the bounds of all points, sorts, and
+// copies the coordinates in key order into the axis-major store.
+template <class T, std::size_t D, class Id>
+void orthtree<T, D, Id>::sort_input(const point_type* points, std::vector<key_item>& keys) {
+    box_type all = empty_box();
+    for (std::size_t i = 0; i < size_; ++i)
+        for (std::size_t a = 0; a < D; ++a) {
+            all.lo[a] = std::min(all.lo[a], points[i][a]);
+            all.hi[a] = std::max(all.hi[a], points[i][a]);
+        }
+    const detail::quantizer<T, D> quant(all, key_bits);
+    keys.resize(size_);
+    for (std::size_t i = 0; i < size_; ++i) keys[i] = key_item{quant.key(points[i]), static_cast<Id>(i)};
+    std::vector<key_item> scratch;
+    detail::radix_sort(keys, scratch);
+    coords_.resize(D * size_);
+    ids_.resize(size_);
+    for (std::size_t i = 0; i < size_; ++i) {
+        const point_type& p = points[keys[i].index];
+        for (std::size_t a = 0; a < D; ++a) coords_[a * size_ + i] = p[a];
+        ids_[i] = keys[i].index;
+    }
+}
+
+// Re-sorts stored points [b, e) by keys relative to their own bounds: the grid of the
+// enclosing keys has run out of bits, but the points are still distinct.
+template <class T, std::size_t D, class Id>
+void orthtree<T, D, Id>::requantize(std::size_t b, std::size_t e, std::vector<key_item>& keys) {
+    const detail::quantizer<T, D> quant(tight_bounds(b, e), key_bits);
+    std::vector<key_item> local(e - b), scratch;
+    for (std::size_t i = b; i < e; ++i) local[i - b] = key_item{quant.key(point_at(i)), static_cast<Id>(i - b)};
+    detail::radix_sort(local, scratch);
+    std::vector<T> tmp(e - b);
+    for (std::size_t a = 0; a < D; ++a) {
+        T* col = coords_.data() + a * size_ + b;
+        for (std::size_t i = 0; i < e - b; ++i) tmp[i] = col[local[i].index];
+        std::copy(tmp.begin(), tmp.end(), col);
+    }
+    std::vector<Id> ids(e - b);
+    for (std::size_t i = 0; i < e - b; ++i) ids[i] = ids_[b + local[i].index];
+    std::copy(ids.begin(), ids.end(), ids_.begin() + static_cast<std::ptrdiff_t>(b));
+    for (std::size_t i = 0; i < e - b; ++i) keys[b + i].key = local[i].key;
+}
+
+template <class T, std::size_t D, class Id>
+auto orthtree<T, D, Id>::tight_bounds(std::size_t b, std::size_t e) const noexcept -> box_type {
+    box_type r = empty_box();
+    for (std::size_t a = 0; a < D; ++a) {
+        const T* col = axis(a);
+        for (std::size_t i = b; i < e; ++i) {
+            r.lo[a] = std::min(r.lo[a], col[i]);
+            r.hi[a] = std::max(r.hi[a], col[i]);
+        }
+    }
+    return r;
+}
+
+template <class T, std::size_t D, class Id>
+void orthtree<T, D, Id>::make_leaf(std::size_t ni, std::size_t depth) {
+    node& n = nodes_[ni];
+    n.bounds = tight_bounds(n.begin, n.end);
+    n.first_child = 0;
+    n.child_count = 0;
+    depth_ = std::max(depth_, depth);
+}
+
+// Builds node ni over stored points [b, e), whose keys share all but their low
+// D * bits_left bits. Levels where every point falls in the same child are skipped, so
+// each internal node has at least two children. When the keys run out of bits the range
+// is re-sorted on a finer grid (once per node: `fresh` says this grid is already new).
+template <class T, std::size_t D, class Id>
+void orthtree<T, D, Id>::build_node(std::size_t ni, std::size_t b, std::size_t e, std::size_t depth,
+                                    unsigned bits_left, bool fresh, std::vector<key_item>& keys) {
+    nodes_[ni].begin = static_cast<Id>(b);
+    nodes_[ni].end = static_cast<Id>(e);
+    if (e - b <= options_.leaf_size || depth >= options_.max_depth) return make_leaf(ni, depth);
+    constexpr std::uint64_t mask = fanout - 1;
+    for (;;) {
+        if (bits_left == 0) {
+            if (fresh) return make_leaf(ni, depth);  // a fresh grid could not separate them: all equal
+            requantize(b, e, keys);
+            bits_left = key_bits;
+            fresh = true;
+        }
+        const unsigned shift = static_cast<unsigned>(D) * (bits_left - 1);
+        if (((keys[b].key >> shift) & mask) != ((keys[e - 1].key >> shift) & mask)) break;
+        --bits_left;
+    }
+    const unsigned shift = static_cast<unsigned>(D) * (bits_left - 1);
+    auto digit_of = [&](const key_item& k) { return (k.key >> shift) & mask; };
+    std::size_t bounds_of_runs[fanout + 1];
+    std::size_t runs = 0;
+    for (std::size_t s = b; s < e; ++runs) {
+        bounds_of_runs[runs] = s;
+        const std::uint64_t d = digit_of(keys[s]);
+        s = static_cast<std::size_t>(
+            std::partition_point(keys.begin() + static_cast<std::ptrdiff_t>(s), keys.begin() + static_cast<std::ptrdiff_t>(e),
+                                 [&](const key_item& k) { return digit_of(k) == d; }) -
+            keys.begin());
+    }
+    bounds_of_runs[runs] = e;
+    const std::size_t first = nodes_.size();
+    nodes_.resize(first + runs);
+    nodes_[ni].first_child = static_cast<Id>(first);
+    nodes_[ni].child_count = static_cast<Id>(runs);
+    box_type all = empty_box();
+    for (std::size_t c = 0; c < runs; ++c) {
+        build_node(first + c, bounds_of_runs[c], bounds_of_runs[c + 1], depth + 1, bits_left - 1, fresh, keys);
+        const box_type& cb = nodes_[first + c].bounds;
+        for (std::size_t a = 0; a < D; ++a) {
+            all.lo[a] = std::min(all.lo[a], cb.lo[a]);
+            all.hi[a] = std::max(all.hi[a], cb.hi[a]);
+        }
+    }
+    nodes_[ni].bounds = all;
+}
+
+template <class T, std::size_t D, class Id>
+void orthtree<T, D, Id>::nearest(const point_type& p, std::size_t k, std::vector<neighbor_type>& out) const {
+    detail::check_point(p, "nearest query point");
+    detail::check_k(k);
+    out.clear();
+    if (nodes_.empty()) return;
+    k = std::min(k, size_);
+    // `out` is a max-heap on (distance_sq, id) holding the best k so far.
+    const auto before = [](const neighbor_type& x, const neighbor_type& y) {
+        return x.distance_sq < y.distance_sq || (x.distance_sq == y.distance_sq && x.id < y.id);
+    };
+    const auto offer = [&](const neighbor_type& c) {
+        if (out.size() < k) {
+            out.push_back(c);
+            std::push_heap(out.begin(), out.end(), before);
+        } else if (before(c, out.front())) {
+            std::pop_heap(out.begin(), out.end(), before);
+            out.back() = c;
+            std::push_heap(out.begin(), out.end(), before);
+        }
+    };
+    // A node may hold a point tied with the worst kept one but with a smaller id, so only
+    // nodes strictly farther than the worst are pruned.
+    const auto prunable = [&](T d) { return out.size() == k && d > out.front().distance_sq; };
+    struct entry {
+        Id index;
+        T distance_sq;
+    };
+    detail::fixed_stack<entry, stack_capacity> stack;
+    stack.push(entry{Id{0}, distance_sq(p, nodes_[0].bounds)});
+    while (!stack.empty()) {
+        const entry top = stack.pop();
+        if (prunable(top.distance_sq)) continue;
+        const node& n = nodes_[top.index];
+        if (n.child_count == 0) {
+            for (std::size_t i = n.begin; i < n.end; ++i) offer(neighbor_type{ids_[i], distance_sq(point_at(i), p)});
+            continue;
+        }
+        entry near[fanout];
+        for (Id c = 0; c < n.child_count; ++c) {
+            const Id ci = static_cast<Id>(n.first_child + c);
+            entry x{ci, distance_sq(p, nodes_[ci].bounds)};
+            Id j = c;
+            for (; j > 0 && near[j - 1].distance_sq < x.distance_sq; --j) near[j] = near[j - 1];
+            near[j] = x;  // farthest first, so the nearest child is popped next
+        }
+        for (Id c = 0; c < n.child_count; ++c)
+            if (!prunable(near[c].distance_sq)) stack.push(near[c]);
+    }
+    std::sort_heap(out.begin(), out.end(), before);
+}
+
+}  // namespace quoct
+
+#endif  // QUOCT_ORTHTREE_HPP
