@@ -24,6 +24,10 @@
 
 namespace quoct {
 
+/// How a box relates to a query shape: no point of the box is in the shape (outside),
+/// every point is (inside), or it cannot be told without looking at the points (partial).
+enum class relation { outside, partial, inside };
+
 /// A point in D dimensions: an aggregate, so `point<double, 2>{x, y}` works.
 template <class T, std::size_t D>
 struct point {

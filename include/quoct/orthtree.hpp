@@ -216,6 +216,27 @@ public:
         return out;
     }
 
+    /// Advanced: queries with a shape of your own (a polygon, a periodic ball, ...). Shape
+    /// provides `quoct::relation classify(const box_type& b) const`, which must say outside
+    /// only if no point of the closed box b is in the shape and inside only if every point
+    /// of it is, and `bool contains(const point_type& p) const`, the membership predicate.
+    /// The result is then exactly the points for which contains() is true. Same contracts
+    /// as query(), count() and visit(); the shape is not validated.
+    template <class Shape>
+    void query_shape(const Shape& shape, std::vector<Id>& out) const {
+        collect(shape, out);
+    }
+    /// Advanced: count() for a shape of your own (see query_shape).
+    template <class Shape>
+    std::size_t count_shape(const Shape& shape) const {
+        return count_in(shape);
+    }
+    /// Advanced: visit() for a shape of your own (see query_shape).
+    template <class Shape, class F>
+    bool visit_shape(const Shape& shape, F&& f) const {
+        return visit_in(shape, f);
+    }
+
 private:
     struct node {
         box_type bounds;  // tight: the smallest box around the node's points
@@ -256,9 +277,9 @@ private:
         stack.push(Id{0});
         while (!stack.empty()) {
             const node& n = nodes_[stack.pop()];
-            const detail::relation rel = q.classify(n.bounds);
-            if (rel == detail::relation::outside) continue;
-            if (rel == detail::relation::inside) {
+            const relation rel = q.classify(n.bounds);
+            if (rel == relation::outside) continue;
+            if (rel == relation::inside) {
                 if (!whole(std::size_t{n.begin}, std::size_t{n.end})) return false;
             } else if (n.child_count == 0) {
                 if (!partial(std::size_t{n.begin}, std::size_t{n.end})) return false;

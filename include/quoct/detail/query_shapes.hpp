@@ -12,8 +12,6 @@
 namespace quoct {
 namespace detail {
 
-enum class relation { outside, partial, inside };
-
 /// A closed ball with its radius squared once.
 template <class T, std::size_t D>
 struct ball_query {
@@ -22,9 +20,9 @@ struct ball_query {
 
     explicit ball_query(const ball<T, D>& s) : center(s.center), radius_sq(s.radius * s.radius) {}
 
-    relation classify(const box<T, D>& b) const noexcept {
-        if (distance_sq(center, b) > radius_sq) return relation::outside;
-        return farthest_distance_sq(center, b) <= radius_sq ? relation::inside : relation::partial;
+    quoct::relation classify(const box<T, D>& b) const noexcept {
+        if (distance_sq(center, b) > radius_sq) return quoct::relation::outside;
+        return farthest_distance_sq(center, b) <= radius_sq ? quoct::relation::inside : quoct::relation::partial;
     }
     bool contains(const point<T, D>& p) const noexcept { return distance_sq(p, center) <= radius_sq; }
 };
@@ -36,9 +34,9 @@ struct box_query {
 
     explicit box_query(const box<T, D>& b) : region(b) {}
 
-    relation classify(const box<T, D>& b) const noexcept {
-        if (!intersects(region, b)) return relation::outside;
-        return quoct::contains(region, b) ? relation::inside : relation::partial;
+    quoct::relation classify(const box<T, D>& b) const noexcept {
+        if (!intersects(region, b)) return quoct::relation::outside;
+        return quoct::contains(region, b) ? quoct::relation::inside : quoct::relation::partial;
     }
     bool contains(const point<T, D>& p) const noexcept { return quoct::contains(region, p); }
 };
