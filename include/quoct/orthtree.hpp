@@ -245,8 +245,6 @@ private:
         Id first_child;  // children are nodes [first_child, first_child + child_count)
         Id child_count;  // 0 for a leaf
     };
-    using key_item = detail::keyed<Id>;
-    static constexpr unsigned key_bits = detail::morton_bits<D>();
     static constexpr std::size_t stack_capacity = max_depth_limit * (fanout - 1) + 1;
 
     static box_type empty_box() noexcept {
@@ -301,8 +299,18 @@ private:
                 return true;
             },
             [&](std::size_t b, std::size_t e) {
-                for (std::size_t i = b; i < e; ++i)
-                    if (q.contains(point_at(i))) out.push_back(ids_[i]);
+                // Branch-free: write every id, advance past the ones inside.
+                constexpr std::size_t chunk = 64;
+                Id found[chunk];
+                for (std::size_t s = b; s < e; s += chunk) {
+                    const std::size_t stop = std::min(e, s + chunk);
+                    std::size_t k = 0;
+                    for (std::size_t i = s; i < stop; ++i) {
+                        found[k] = ids_[i];
+                        k += q.contains(point_at(i)) ? 1u : 0u;
+                    }
+                    out.insert(out.end(), found, found + k);
+                }
                 return true;
             });
     }
@@ -317,9 +325,14 @@ private:
                 return true;
             },
             [&](std::size_t b, std::size_t e) {
-                std::size_t here = 0;
-                for (std::size_t i = b; i < e; ++i) here += q.contains(point_at(i)) ? 1u : 0u;
-                total += here;
+                // Counted in T in short runs: exact, and the loop vectorises.
+                constexpr std::size_t chunk = 1024;
+                for (std::size_t s = b; s < e; s += chunk) {
+                    const std::size_t stop = std::min(e, s + chunk);
+                    T here = 0;
+                    for (std::size_t i = s; i < stop; ++i) here += q.contains(point_at(i)) ? T(1) : T(0);
+                    total += static_cast<std::size_t>(here);
+                }
                 return true;
             });
         return total;
@@ -345,18 +358,30 @@ private:
 
     // --- build ---------------------------------------------------------------------------
 
+    // Packed sort items: a Morton key above index_bits, a position below.
+    struct build_state {
+        detail::raw_vector<std::uint64_t> items;
+        detail::raw_vector<std::uint64_t> scratch;
+        unsigned index_bits;
+        unsigned axis_bits;
+        std::uint64_t key(std::size_t i) const noexcept { return items[i] >> index_bits; }
+        std::size_t index(std::uint64_t item) const noexcept {
+            return static_cast<std::size_t>(item & ((std::uint64_t{1} << index_bits) - 1));
+        }
+    };
+
     void build(const point_type* points, std::size_t n, const build_options& options);
     void check_input(const point_type* points, std::size_t n, const build_options& options) const;
-    void sort_input(const point_type* points, std::vector<key_item>& keys);
-    void requantize(std::size_t b, std::size_t e, std::vector<key_item>& keys);
+    void sort_input(const point_type* points, build_state& st);
+    void requantize(std::size_t b, std::size_t e, build_state& st);
     void build_node(std::size_t ni, std::size_t b, std::size_t e, std::size_t depth, unsigned bits_left,
-                    bool fresh, std::vector<key_item>& keys);
+                    bool fresh, build_state& st);
     void make_leaf(std::size_t ni, std::size_t depth);
     box_type tight_bounds(std::size_t b, std::size_t e) const noexcept;
 
     std::size_t size_ = 0;
-    std::vector<T> coords_;  // axis a of stored point i at coords_[a * size_ + i]
-    std::vector<Id> ids_;    // input position of stored point i
+    detail::raw_vector<T> coords_;  // axis a of stored point i at coords_[a * size_ + i]
+    detail::raw_vector<Id> ids_;    // input position of stored point i
     std::vector<node> nodes_;
     std::size_t depth_ = 0;
     build_options options_;
@@ -429,56 +454,61 @@ void orthtree<T, D, Id>::build(const point_type* points, std::size_t n, const bu
     options_ = options;
     size_ = n;
     if (n == 0) return;
-    std::vector<key_item> keys;
-    sort_input(points, keys);
+    build_state st;
+    st.index_bits = 1;
+    while (st.index_bits < 64 && (std::uint64_t{1} << st.index_bits) < n) ++st.index_bits;
+    st.axis_bits = std::min(detail::morton_bits<D>(), static_cast<unsigned>((64 - st.index_bits) / D));
+    if (st.axis_bits == 0) throw std::length_error("quoct: too many points to sort");
+    sort_input(points, st);
     nodes_.reserve(2 * n / options.leaf_size + 1);
     nodes_.push_back(node{});
-    build_node(0, 0, n, 0, key_bits, true, keys);
+    build_node(0, 0, n, 0, st.axis_bits, true, st);
     nodes_.shrink_to_fit();
 }
 
 // Computes every point's Morton key relative to the bounds of all points, sorts, and
 // copies the coordinates in key order into the axis-major store.
 template <class T, std::size_t D, class Id>
-void orthtree<T, D, Id>::sort_input(const point_type* points, std::vector<key_item>& keys) {
+void orthtree<T, D, Id>::sort_input(const point_type* points, build_state& st) {
     box_type all = empty_box();
     for (std::size_t i = 0; i < size_; ++i)
         for (std::size_t a = 0; a < D; ++a) {
             all.lo[a] = std::min(all.lo[a], points[i][a]);
             all.hi[a] = std::max(all.hi[a], points[i][a]);
         }
-    const detail::quantizer<T, D> quant(all, key_bits);
-    keys.resize(size_);
-    for (std::size_t i = 0; i < size_; ++i) keys[i] = key_item{quant.key(points[i]), static_cast<Id>(i)};
-    std::vector<key_item> scratch;
-    detail::radix_sort(keys, scratch);
+    const detail::quantizer<T, D> quant(all, st.axis_bits);
+    st.items.resize(size_);
+    for (std::size_t i = 0; i < size_; ++i) st.items[i] = quant.key(points[i]) << st.index_bits | i;
+    detail::radix_sort(st.items, st.scratch, st.index_bits, st.axis_bits * static_cast<unsigned>(D));
     coords_.resize(D * size_);
     ids_.resize(size_);
     for (std::size_t i = 0; i < size_; ++i) {
-        const point_type& p = points[keys[i].index];
+        const std::size_t from = st.index(st.items[i]);
+        const point_type& p = points[from];
         for (std::size_t a = 0; a < D; ++a) coords_[a * size_ + i] = p[a];
-        ids_[i] = keys[i].index;
+        ids_[i] = static_cast<Id>(from);
     }
 }
 
 // Re-sorts stored points [b, e) by keys relative to their own bounds: the grid of the
 // enclosing keys has run out of bits, but the points are still distinct.
 template <class T, std::size_t D, class Id>
-void orthtree<T, D, Id>::requantize(std::size_t b, std::size_t e, std::vector<key_item>& keys) {
-    const detail::quantizer<T, D> quant(tight_bounds(b, e), key_bits);
-    std::vector<key_item> local(e - b), scratch;
-    for (std::size_t i = b; i < e; ++i) local[i - b] = key_item{quant.key(point_at(i)), static_cast<Id>(i - b)};
-    detail::radix_sort(local, scratch);
-    std::vector<T> tmp(e - b);
+void orthtree<T, D, Id>::requantize(std::size_t b, std::size_t e, build_state& st) {
+    const std::size_t m = e - b;
+    const detail::quantizer<T, D> quant(tight_bounds(b, e), st.axis_bits);
+    detail::raw_vector<std::uint64_t> local(m), scratch;
+    for (std::size_t i = 0; i < m; ++i) local[i] = quant.key(point_at(b + i)) << st.index_bits | i;
+    detail::radix_sort(local, scratch, st.index_bits, st.axis_bits * static_cast<unsigned>(D));
+    std::vector<T> tmp(m);
     for (std::size_t a = 0; a < D; ++a) {
         T* col = coords_.data() + a * size_ + b;
-        for (std::size_t i = 0; i < e - b; ++i) tmp[i] = col[local[i].index];
+        for (std::size_t i = 0; i < m; ++i) tmp[i] = col[st.index(local[i])];
         std::copy(tmp.begin(), tmp.end(), col);
     }
-    std::vector<Id> ids(e - b);
-    for (std::size_t i = 0; i < e - b; ++i) ids[i] = ids_[b + local[i].index];
+    std::vector<Id> ids(m);
+    for (std::size_t i = 0; i < m; ++i) ids[i] = ids_[b + st.index(local[i])];
     std::copy(ids.begin(), ids.end(), ids_.begin() + static_cast<std::ptrdiff_t>(b));
-    for (std::size_t i = 0; i < e - b; ++i) keys[b + i].key = local[i].key;
+    std::copy(local.begin(), local.end(), st.items.begin() + static_cast<std::ptrdiff_t>(b));
 }
 
 template <class T, std::size_t D, class Id>
@@ -506,45 +536,49 @@ void orthtree<T, D, Id>::make_leaf(std::size_t ni, std::size_t depth) {
 // Builds node ni over stored points [b, e), whose keys share all but their low
 // D * bits_left bits. Levels where every point falls in the same child are skipped, so
 // each internal node has at least two children. When the keys run out of bits the range
-// is re-sorted on a finer grid (once per node: `fresh` says this grid is already new).
+// is re-sorted on a grid fitted to its points; `fresh` says the current grid was fitted to
+// this node and nothing split since, so running out again means the points are all equal.
 template <class T, std::size_t D, class Id>
 void orthtree<T, D, Id>::build_node(std::size_t ni, std::size_t b, std::size_t e, std::size_t depth,
-                                    unsigned bits_left, bool fresh, std::vector<key_item>& keys) {
+                                    unsigned bits_left, bool fresh, build_state& st) {
     nodes_[ni].begin = static_cast<Id>(b);
     nodes_[ni].end = static_cast<Id>(e);
     if (e - b <= options_.leaf_size || depth >= options_.max_depth) return make_leaf(ni, depth);
     constexpr std::uint64_t mask = fanout - 1;
     for (;;) {
         if (bits_left == 0) {
-            if (fresh) return make_leaf(ni, depth);  // a fresh grid could not separate them: all equal
-            requantize(b, e, keys);
-            bits_left = key_bits;
+            if (fresh) return make_leaf(ni, depth);  // a fitted grid could not separate them: all equal
+            requantize(b, e, st);
+            bits_left = st.axis_bits;
             fresh = true;
         }
         const unsigned shift = static_cast<unsigned>(D) * (bits_left - 1);
-        if (((keys[b].key >> shift) & mask) != ((keys[e - 1].key >> shift) & mask)) break;
+        if (((st.key(b) >> shift) & mask) != ((st.key(e - 1) >> shift) & mask)) break;
         --bits_left;
     }
+    // Keys are sorted and share every digit above this one, so each child is one run.
     const unsigned shift = static_cast<unsigned>(D) * (bits_left - 1);
-    auto digit_of = [&](const key_item& k) { return (k.key >> shift) & mask; };
-    std::size_t bounds_of_runs[fanout + 1];
+    std::size_t run_start[fanout + 1];
     std::size_t runs = 0;
     for (std::size_t s = b; s < e; ++runs) {
-        bounds_of_runs[runs] = s;
-        const std::uint64_t d = digit_of(keys[s]);
-        s = static_cast<std::size_t>(
-            std::partition_point(keys.begin() + static_cast<std::ptrdiff_t>(s), keys.begin() + static_cast<std::ptrdiff_t>(e),
-                                 [&](const key_item& k) { return digit_of(k) == d; }) -
-            keys.begin());
+        run_start[runs] = s;
+        const std::uint64_t d = (st.key(s) >> shift) & mask;
+        std::size_t lo = s + 1, hi = e;  // first position whose digit differs from d
+        while (lo < hi) {
+            const std::size_t mid = lo + (hi - lo) / 2;
+            if (((st.key(mid) >> shift) & mask) == d) lo = mid + 1;
+            else hi = mid;
+        }
+        s = lo;
     }
-    bounds_of_runs[runs] = e;
+    run_start[runs] = e;
     const std::size_t first = nodes_.size();
     nodes_.resize(first + runs);
     nodes_[ni].first_child = static_cast<Id>(first);
     nodes_[ni].child_count = static_cast<Id>(runs);
     box_type all = empty_box();
     for (std::size_t c = 0; c < runs; ++c) {
-        build_node(first + c, bounds_of_runs[c], bounds_of_runs[c + 1], depth + 1, bits_left - 1, fresh, keys);
+        build_node(first + c, run_start[c], run_start[c + 1], depth + 1, bits_left - 1, false, st);
         const box_type& cb = nodes_[first + c].bounds;
         for (std::size_t a = 0; a < D; ++a) {
             all.lo[a] = std::min(all.lo[a], cb.lo[a]);

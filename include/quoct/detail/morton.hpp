@@ -6,16 +6,21 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <new>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace quoct {
 namespace detail {
 
-/// Bits per axis in a 64-bit Morton key for dimension D (at most 32, so that a quantised
-/// coordinate always fits a double's and a float's exponent range when scaled).
+/// Bits per axis in a Morton key for dimension D. Keys hold about 33 bits in all, so they
+/// sort in three radix passes; a node that needs a finer grid than that re-sorts its own
+/// points on a grid fitted to them (see orthtree::requantize), so depth is not limited by it.
 template <std::size_t D>
 constexpr unsigned morton_bits() noexcept {
-    return 64 / D < 32 ? static_cast<unsigned>(64 / D) : 32u;
+    return 33 / D >= 32 ? 32u : 33 / D >= 1 ? static_cast<unsigned>(33 / D) : 1u;
 }
 
 /// spread_table<D>()[v] places bit j of the byte v at bit j * D.
@@ -49,38 +54,66 @@ std::uint64_t morton_key(const std::uint64_t (&q)[D]) {
     return key;
 }
 
-/// A key and the position of the item it belongs to.
-template <class Index>
-struct keyed {
-    std::uint64_t key;
-    Index index;
+/// An allocator that leaves trivially constructible elements uninitialised on resize(),
+/// for buffers that are written in full right after.
+template <class T>
+struct default_init_allocator : std::allocator<T> {
+    template <class U>
+    struct rebind {
+        using other = default_init_allocator<U>;
+    };
+    default_init_allocator() = default;
+    template <class U>
+    default_init_allocator(const default_init_allocator<U>&) noexcept {}
+    template <class U>
+    void construct(U* p) noexcept(std::is_nothrow_default_constructible<U>::value) {
+        ::new (static_cast<void*>(p)) U;
+    }
+    template <class U, class... Args>
+    void construct(U* p, Args&&... args) {
+        ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+    }
 };
 
-/// Sorts items by key (stable), using `scratch` as the second buffer. Passes over 11-bit
-/// digits; a pass whose digit is the same for every item is skipped.
-template <class Index>
-void radix_sort(std::vector<keyed<Index>>& items, std::vector<keyed<Index>>& scratch) {
+/// A vector whose resize() does not zero-fill.
+template <class T>
+using raw_vector = std::vector<T, default_init_allocator<T>>;
+
+/// Sorts packed items by bits [low, low + bits) (stable), using `scratch` as the second
+/// buffer: 11-bit digits, all histograms from one read, and passes whose digit is the same
+/// for every item skipped.
+inline void radix_sort(raw_vector<std::uint64_t>& items, raw_vector<std::uint64_t>& scratch, unsigned low,
+                       unsigned bits) {
     const std::size_t n = items.size();
-    if (n < 64) {
-        std::stable_sort(items.begin(), items.end(),
-                         [](const keyed<Index>& a, const keyed<Index>& b) { return a.key < b.key; });
-        return;
-    }
     constexpr unsigned digit_bits = 11;
     constexpr std::size_t buckets = std::size_t{1} << digit_bits;
+    const std::uint64_t key_mask = bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
+    if (n < 256) {
+        std::stable_sort(items.begin(), items.end(), [&](std::uint64_t a, std::uint64_t b) {
+            return ((a >> low) & key_mask) < ((b >> low) & key_mask);
+        });
+        return;
+    }
+    const unsigned passes = (bits + digit_bits - 1) / digit_bits;
+    std::vector<std::size_t> count(buckets * passes);
+    const auto digit = [&](std::uint64_t it, unsigned p) {
+        const unsigned shift = low + p * digit_bits;
+        const unsigned width = std::min(digit_bits, bits - p * digit_bits);
+        return static_cast<std::size_t>((it >> shift) & ((std::uint64_t{1} << width) - 1));
+    };
+    for (const std::uint64_t it : items)
+        for (unsigned p = 0; p < passes; ++p) ++count[p * buckets + digit(it, p)];
     scratch.resize(n);
-    std::vector<std::size_t> count(buckets);
-    for (unsigned shift = 0; shift < 64; shift += digit_bits) {
-        std::fill(count.begin(), count.end(), 0);
-        for (const auto& it : items) ++count[(it.key >> shift) & (buckets - 1)];
-        if (count[(items[0].key >> shift) & (buckets - 1)] == n) continue;
+    for (unsigned p = 0; p < passes; ++p) {
+        std::size_t* c = count.data() + p * buckets;
+        if (c[digit(items[0], p)] == n) continue;
         std::size_t sum = 0;
-        for (auto& c : count) {
-            const std::size_t here = c;
-            c = sum;
+        for (std::size_t d = 0; d < buckets; ++d) {
+            const std::size_t here = c[d];
+            c[d] = sum;
             sum += here;
         }
-        for (const auto& it : items) scratch[count[(it.key >> shift) & (buckets - 1)]++] = it;
+        for (const std::uint64_t it : items) scratch[c[digit(it, p)]++] = it;
         items.swap(scratch);
     }
 }
