@@ -1,0 +1,235 @@
+// quoct internals for the simulation headers (dynamic, pairs, periodic, objects,
+// parallel): callbacks that may stop, a bitmap, a Morton order for loose points, and a
+// std::thread work splitter. Dependency-free apart from the standard library.
+#ifndef QUOCT_DETAIL_SIM_HPP
+#define QUOCT_DETAIL_SIM_HPP
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <limits>
+#include <mutex>
+#include <thread>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "../geometry.hpp"
+
+namespace quoct {
+namespace detail {
+namespace sim {
+
+/// Calls f(args...) and says whether to go on: f may return void (go on) or something
+/// convertible to bool (false stops).
+template <class F, class... Args>
+bool go_on(F& f, Args&&... args) {
+    if constexpr (std::is_void<decltype(f(std::forward<Args>(args)...))>::value) {
+        f(std::forward<Args>(args)...);
+        return true;
+    } else {
+        return static_cast<bool>(f(std::forward<Args>(args)...));
+    }
+}
+
+/// One bit per position.
+class bitmap {
+public:
+    void assign(std::size_t n) { words_.assign((n + 63) / 64, 0); }
+    bool test(std::size_t i) const noexcept { return (words_[i >> 6] >> (i & 63)) & 1u; }
+    void set(std::size_t i) noexcept { words_[i >> 6] |= std::uint64_t{1} << (i & 63); }
+
+private:
+    std::vector<std::uint64_t> words_;
+};
+
+/// The box that holds every point: a query that enumerates an index.
+template <class T, std::size_t D>
+box<T, D> everything() noexcept {
+    box<T, D> b;
+    for (std::size_t a = 0; a < D; ++a) {
+        b.lo[a] = -std::numeric_limits<T>::infinity();
+        b.hi[a] = std::numeric_limits<T>::infinity();
+    }
+    return b;
+}
+
+/// The smallest box around the points (lo = +inf, hi = -inf when there are none).
+template <class T, std::size_t D>
+box<T, D> bounds_of(const point<T, D>* p, std::size_t n) noexcept {
+    box<T, D> b = everything<T, D>();
+    std::swap(b.lo, b.hi);
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t a = 0; a < D; ++a) {
+            b.lo[a] = std::min(b.lo[a], p[i][a]);
+            b.hi[a] = std::max(b.hi[a], p[i][a]);
+        }
+    return b;
+}
+
+/// Positions 0..n-1 of the points sorted along a Z (Morton) curve over their bounds, so
+/// that neighbours in the order are mostly neighbours in space. NaN coordinates sort first.
+template <class T, std::size_t D>
+std::vector<std::size_t> morton_order(const point<T, D>* p, std::size_t n) {
+    constexpr unsigned bits = 64 / D < 21 ? static_cast<unsigned>(64 / D) : 21u;
+    const box<T, D> b = bounds_of(p, n);
+    std::vector<std::pair<std::uint64_t, std::size_t>> keys(n), scratch(n);
+    const double cells = std::ldexp(1.0, static_cast<int>(bits));
+    double lo[D], scale[D];
+    for (std::size_t a = 0; a < D; ++a) {
+        lo[a] = static_cast<double>(b.lo[a]);
+        const double extent = static_cast<double>(b.hi[a]) - lo[a];
+        scale[a] = extent > 0 && std::isfinite(extent) ? cells / extent : 0.0;
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        std::uint64_t key = 0;
+        for (std::size_t a = 0; a < D; ++a) {
+            double t = (static_cast<double>(p[i][a]) - lo[a]) * scale[a];
+            t = t < 0 || !(t == t) ? 0.0 : std::min(t, cells - 1);
+            const std::uint64_t q = static_cast<std::uint64_t>(t);
+            for (unsigned k = 0; k < bits; ++k) key |= ((q >> k) & 1u) << (k * D + a);
+        }
+        keys[i] = {key, i};
+    }
+    // LSD radix sort, 16-bit digits, skipping digits that are equal everywhere.
+    std::vector<std::size_t> count(std::size_t{1} << 16);
+    for (unsigned shift = 0; shift < bits * D && n > 1; shift += 16) {
+        std::fill(count.begin(), count.end(), 0);
+        for (const auto& k : keys) ++count[(k.first >> shift) & 0xffffu];
+        if (count[(keys[0].first >> shift) & 0xffffu] == n) continue;
+        std::size_t sum = 0;
+        for (auto& c : count) sum += std::exchange(c, sum);
+        for (const auto& k : keys) scratch[count[(k.first >> shift) & 0xffffu]++] = k;
+        keys.swap(scratch);
+    }
+    std::vector<std::size_t> order(n);
+    for (std::size_t i = 0; i < n; ++i) order[i] = keys[i].second;
+    return order;
+}
+
+/// The number of threads to use for `threads` (0 means one per hardware thread).
+inline unsigned thread_count(unsigned threads) noexcept {
+    if (threads != 0) return threads;
+    const unsigned h = std::thread::hardware_concurrency();
+    return h == 0 ? 1u : h;
+}
+
+/// Runs work(chunk) for chunk = 0..chunks-1 on up to `threads` std::threads (the calling
+/// thread is one of them), handing chunks out in increasing order. The first exception
+/// thrown by any call stops the hand-out and is rethrown after every thread has joined.
+template <class Work>
+void for_each_chunk(std::size_t chunks, unsigned threads, Work&& work) {
+    const std::size_t workers = std::min<std::size_t>(thread_count(threads), chunks);
+    if (workers <= 1) {
+        for (std::size_t c = 0; c < chunks; ++c) work(c);
+        return;
+    }
+    std::atomic<std::size_t> next{0};
+    std::atomic<bool> failed{false};
+    std::exception_ptr error;
+    std::mutex error_mutex;
+    auto run = [&] {
+        for (;;) {
+            const std::size_t c = next.fetch_add(1);
+            if (c >= chunks || failed.load()) return;
+            try {
+                work(c);
+            } catch (...) {
+                std::lock_guard<std::mutex> lock(error_mutex);
+                if (!error) error = std::current_exception();
+                failed = true;
+                return;
+            }
+        }
+    };
+    std::vector<std::thread> pool;
+    pool.reserve(workers - 1);
+    try {
+        for (std::size_t w = 1; w < workers; ++w) pool.emplace_back(run);
+    } catch (...) {
+        failed = true;
+        for (auto& t : pool) t.join();
+        throw;
+    }
+    run();
+    for (auto& t : pool) t.join();
+    if (error) std::rethrow_exception(error);
+}
+
+// Member detection, so the generic algorithms work on quoct::orthtree (which has none of
+// these) and on the simulation indexes (which may have them).
+template <class I, class = void>
+struct has_id_bound : std::false_type {};
+template <class I>
+struct has_id_bound<I, std::void_t<decltype(std::declval<const I&>().id_bound())>> : std::true_type {};
+
+template <class I, class = void>
+struct has_metric : std::false_type {};
+template <class I>
+struct has_metric<I, std::void_t<decltype(std::declval<const I&>().metric())>> : std::true_type {};
+
+/// All ids of the index are below this: id_bound() if the index has one, else size().
+template <class Index>
+std::size_t id_bound(const Index& index) {
+    if constexpr (has_id_bound<Index>::value) return index.id_bound();
+    else return index.size();
+}
+
+template <class I, class = void>
+struct has_base : std::false_type {};
+template <class I>
+struct has_base<I, std::void_t<decltype(std::declval<const I&>().base())>> : std::true_type {};
+
+/// The plain Euclidean metric: the core's distance_sq, and candidate regions as boxes.
+template <class T, std::size_t D>
+struct euclidean_metric {
+    T distance_sq(const point<T, D>& a, const point<T, D>& b) const noexcept { return quoct::distance_sq(a, b); }
+
+    /// Visits (id, point) for a superset of the points within distance r of the box
+    /// region under distance_sq (by a conservative margin: a point whose distance_sq to
+    /// some point of the region is <= r*r is always visited).
+    template <class Index, class F>
+    bool visit_near(const Index& index, const box<T, D>& region, T r, F&& f) const {
+        const T m = margin(r);
+        box<T, D> b;
+        for (std::size_t a = 0; a < D; ++a) {
+            b.lo[a] = std::nextafter(region.lo[a] - m, -std::numeric_limits<T>::infinity());
+            b.hi[a] = std::nextafter(region.hi[a] + m, std::numeric_limits<T>::infinity());
+        }
+        return index.visit(b, f);
+    }
+
+    /// r widened past the rounding of distance_sq: if fl(d*d) <= fl(r*r) then |d| <= r by
+    /// a relative error of a few ulps, far inside 16 epsilon.
+    static T margin(T r) noexcept {
+        return r * (1 + 16 * std::numeric_limits<T>::epsilon()) + std::numeric_limits<T>::min();
+    }
+};
+
+/// The metric of an index: its metric() if it has one (periodic indexes), else Euclidean.
+template <class Index>
+auto metric_of(const Index& index) {
+    if constexpr (has_metric<Index>::value) return index.metric();
+    else return euclidean_metric<typename Index::scalar_type, Index::dimension>{};
+}
+
+/// Calls f(id, point) for every point of the index (of its base() index if it wraps one).
+template <class Index, class F>
+void for_each_point(const Index& index, F&& f) {
+    if constexpr (has_base<Index>::value) {
+        for_each_point(index.base(), f);
+    } else {
+        using T = typename Index::scalar_type;
+        constexpr std::size_t D = Index::dimension;
+        index.visit(everything<T, D>(), f);
+    }
+}
+
+}  // namespace sim
+}  // namespace detail
+}  // namespace quoct
+
+#endif  // QUOCT_DETAIL_SIM_HPP

@@ -1,0 +1,492 @@
+// quoct: dynamic_orthtree, an index of points that may be inserted, erased and moved
+// between queries, with ids that stay stable. Optional header; standard library only.
+//
+// Design. A static quoct::orthtree "snapshot" holds most points. Points inserted or moved
+// since the snapshot was built go to a small side part: a second, small orthtree plus a
+// flat "tail" of the most recent changes. Snapshot and side-tree entries whose point was
+// erased or moved away are marked dead in a bitmap and skipped by queries. Every mutating
+// call keeps the parts in shape: the side tree is rebuilt (from side tree + tail) when the
+// tail outgrows max(options.tail_limit, side tree / 4), and everything is rebuilt into a
+// new snapshot when the side part plus the dead entries exceed
+// options.rebuild_fraction of the live points. Queries never rebuild anything: they are
+// const, touch no mutable state, and may run from any number of threads at once as long
+// as no thread mutates the index meanwhile.
+//
+// Moving 1% of the points costs about 1% of a rebuild; moving all of them each step is
+// better served by building a fresh quoct::orthtree (or calling rebuild()).
+#ifndef QUOCT_DYNAMIC_HPP
+#define QUOCT_DYNAMIC_HPP
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "detail/sim.hpp"
+#include "detail/validate.hpp"
+#include "geometry.hpp"
+#include "orthtree.hpp"
+
+namespace quoct {
+
+/// How a dynamic_orthtree keeps itself in shape.
+struct dynamic_options {
+    /// Options for the snapshot and side trees.
+    build_options tree{};
+    /// Rebuild the snapshot when the points outside it plus its dead entries exceed this
+    /// fraction of the live points. Must be in (0, 1].
+    double rebuild_fraction = 1.0 / 16;
+    /// The flat tail of recent changes is folded into the side tree once it holds more
+    /// than max(tail_limit, side tree size / 4) points. At least 1.
+    std::size_t tail_limit = 256;
+};
+
+namespace detail {
+namespace sim {
+
+/// A built orthtree over some (id, point) pairs, with a dead mark per stored entry.
+/// Entries are given to the tree in increasing id order, so tree ids (input positions)
+/// and our ids sort alike; nearest() ties then break the same way in both.
+template <class T, std::size_t D, class Id>
+struct frozen_part {
+    orthtree<T, D, Id> tree;
+    std::vector<Id> ids;  // tree id -> our id (empty when they are equal)
+    bitmap dead;
+    std::size_t dead_count = 0;
+    std::size_t stored = 0;
+
+    Id id_of(Id pos) const noexcept { return ids.empty() ? pos : ids[pos]; }
+    std::size_t live() const noexcept { return stored - dead_count; }
+    bool is_dead(Id pos) const noexcept { return dead_count != 0 && dead.test(pos); }
+    void kill(Id pos) noexcept {
+        dead.set(pos);
+        ++dead_count;
+    }
+
+    // Builds from ids (increasing) whose points are points[id].
+    static frozen_part make(const std::vector<Id>& which, const std::vector<point<T, D>>& points,
+                            const build_options& options) {
+        frozen_part f;
+        std::vector<point<T, D>> pts(which.size());
+        bool identity = true;
+        for (std::size_t i = 0; i < which.size(); ++i) {
+            pts[i] = points[which[i]];
+            identity = identity && which[i] == i;
+        }
+        f.tree = orthtree<T, D, Id>(pts, options);
+        if (!identity) f.ids = which;
+        f.dead.assign(which.size());
+        f.stored = which.size();
+        return f;
+    }
+};
+
+}  // namespace sim
+}  // namespace detail
+
+/// An orthtree whose points can be inserted, erased and moved. Ids are stable: a point
+/// keeps its id until erased, and an erased id is never handed out again, so ids run
+/// from 0 to id_bound() - 1 with gaps where points were erased. Queries answer exactly
+/// as the same queries on a quoct::orthtree over the live points would (same predicates,
+/// same tie order for nearest), with our ids.
+template <class T, std::size_t D, class Id = std::uint32_t>
+class dynamic_orthtree {
+    static_assert(std::is_integral<Id>::value && std::is_unsigned<Id>::value,
+                  "quoct::dynamic_orthtree: Id must be an unsigned integer type");
+
+public:
+    using scalar_type = T;
+    using id_type = Id;
+    using point_type = quoct::point<T, D>;
+    using box_type = box<T, D>;
+    using ball_type = ball<T, D>;
+    using neighbor_type = neighbor<T, Id>;
+    using tree_type = orthtree<T, D, Id>;
+    static constexpr std::size_t dimension = D;
+
+    /// An empty index. Throws std::invalid_argument if the options are out of range.
+    explicit dynamic_orthtree(dynamic_options options = {}) : options_(options) { check_options(); }
+
+    /// Holds n points at `points`; point i gets id i. Throws std::invalid_argument for a
+    /// NaN or infinite coordinate or bad options, std::length_error if n does not fit Id.
+    dynamic_orthtree(const point_type* points, std::size_t n, dynamic_options options = {}) : options_(options) {
+        check_options();
+        check_capacity(n);
+        snap_.tree = tree_type(points, n, options_.tree);  // validates the points
+        points_.assign(points, points + n);
+        where_.assign(n, at_snapshot);
+        slot_.resize(n);
+        for (std::size_t i = 0; i < n; ++i) slot_[i] = static_cast<Id>(i);
+        snap_.dead.assign(n);
+        snap_.stored = n;
+        live_ = n;
+    }
+
+    /// Holds the points of a contiguous range (std::vector, std::array, C array); ids are
+    /// positions in the range.
+    template <class Range, class = std::enable_if_t<std::is_convertible<
+                               decltype(std::data(std::declval<const Range&>())), const point_type*>::value>>
+    explicit dynamic_orthtree(const Range& points, dynamic_options options = {})
+        : dynamic_orthtree(std::data(points), std::size(points), options) {}
+
+    // --- state ----------------------------------------------------------------------------
+
+    /// Number of live points.
+    std::size_t size() const noexcept { return live_; }
+    /// True when no point is live.
+    bool empty() const noexcept { return live_ == 0; }
+    /// Every id handed out so far is below this (the next insert returns it).
+    std::size_t id_bound() const noexcept { return points_.size(); }
+    /// True when `id` names a live point.
+    bool contains(Id id) const noexcept { return id < points_.size() && where_[id] != erased; }
+    /// The point with this id. Throws std::out_of_range if the id is not live.
+    const point_type& point(Id id) const {
+        check_live(id);
+        return points_[id];
+    }
+    /// Live points held outside the snapshot plus dead snapshot entries: the work a
+    /// rebuild() would fold in. For tuning and tests.
+    std::size_t pending() const noexcept { return side_.live() + tail_.size() + snap_.dead_count; }
+
+    // --- mutation (not thread-safe: no other call may run meanwhile) -----------------------
+
+    /// Adds a point and returns its id (id_bound() before the call). Amortised O(log n).
+    /// Throws std::invalid_argument for a NaN or infinite coordinate and std::length_error
+    /// when the ids are used up; the index is then unchanged.
+    Id insert(const point_type& p) {
+        detail::check_point(p, "inserted point");
+        check_capacity(points_.size() + 1);
+        reserve_one();
+        const Id id = static_cast<Id>(points_.size());
+        points_.push_back(p);
+        where_.push_back(in_tail);
+        slot_.push_back(static_cast<Id>(tail_.size()));
+        tail_.push_back(id);
+        ++live_;
+        maintain();
+        return id;
+    }
+
+    /// Removes the point with this id; returns false (and changes nothing) if the id is not
+    /// live. The id is never handed out again. Amortised O(log n).
+    bool erase(Id id) {
+        if (!contains(id)) return false;
+        detach(id);
+        where_[id] = erased;
+        --live_;
+        maintain();
+        return true;
+    }
+
+    /// Moves the point with this id to p; the id stays. Amortised O(log n). Throws
+    /// std::out_of_range if the id is not live and std::invalid_argument for a NaN or
+    /// infinite coordinate; the index is then unchanged.
+    void move(Id id, const point_type& p) {
+        check_live(id);
+        detail::check_point(p, "moved-to point");
+        if (where_[id] == in_tail) {
+            points_[id] = p;
+            return;
+        }
+        reserve_one();
+        detach(id);
+        points_[id] = p;
+        where_[id] = in_tail;
+        slot_[id] = static_cast<Id>(tail_.size());
+        tail_.push_back(id);
+        maintain();
+    }
+
+    /// Builds a new snapshot from all live points (O(n log n)); queries are fastest right
+    /// after. Called automatically by the mutating calls when needed (see dynamic_options).
+    /// If it throws (std::bad_alloc) the index is unchanged.
+    void rebuild() {
+        std::vector<Id> which;
+        which.reserve(live_);
+        for (std::size_t id = 0; id < points_.size(); ++id)
+            if (where_[id] != erased) which.push_back(static_cast<Id>(id));
+        part fresh = part::make(which, points_, options_.tree);
+        snap_ = std::move(fresh);
+        side_ = part{};
+        tail_.clear();
+        for (std::size_t i = 0; i < which.size(); ++i) {
+            where_[which[i]] = at_snapshot;
+            slot_[which[i]] = static_cast<Id>(i);
+        }
+    }
+
+    // --- queries (const; thread-safe while nobody mutates) --------------------------------
+
+    /// Clears `out`, then fills it with the ids of the live points in the closed ball
+    /// (distance_sq(p, s.center) <= s.radius^2), in no particular order. Throws
+    /// std::invalid_argument for a NaN or infinite centre or a NaN or negative radius.
+    void query(const ball_type& s, std::vector<Id>& out) const {
+        detail::check_ball(s);
+        collect([&](const tree_type& t, std::vector<Id>& o) { t.query(s, o); },
+                [&](const tree_type& t, auto&& g) { return t.visit(s, g); },
+                [&](const point_type& p) { return quoct::contains(s, p); }, out);
+    }
+    /// As query(s, out), returning the ids.
+    std::vector<Id> query(const ball_type& s) const {
+        std::vector<Id> out;
+        query(s, out);
+        return out;
+    }
+    /// Clears `out`, then fills it with the ids of the live points in the closed box, in no
+    /// particular order. Throws std::invalid_argument for a NaN coordinate or lo > hi.
+    void query(const box_type& b, std::vector<Id>& out) const {
+        detail::check_box(b);
+        collect([&](const tree_type& t, std::vector<Id>& o) { t.query(b, o); },
+                [&](const tree_type& t, auto&& g) { return t.visit(b, g); },
+                [&](const point_type& p) { return quoct::contains(b, p); }, out);
+    }
+    /// As query(b, out), returning the ids.
+    std::vector<Id> query(const box_type& b) const {
+        std::vector<Id> out;
+        query(b, out);
+        return out;
+    }
+
+    /// Number of live points in the closed ball. Throws as query.
+    std::size_t count(const ball_type& s) const {
+        detail::check_ball(s);
+        return count_in([&](const tree_type& t) { return t.count(s); },
+                        [&](const tree_type& t, auto&& g) { return t.visit(s, g); },
+                        [&](const point_type& p) { return quoct::contains(s, p); });
+    }
+    /// Number of live points in the closed box. Throws as query.
+    std::size_t count(const box_type& b) const {
+        detail::check_box(b);
+        return count_in([&](const tree_type& t) { return t.count(b); },
+                        [&](const tree_type& t, auto&& g) { return t.visit(b, g); },
+                        [&](const point_type& p) { return quoct::contains(b, p); });
+    }
+
+    /// Calls f(id, point) for each live point in the closed ball, in no particular order;
+    /// if f returns something convertible to bool, false stops. Returns false if stopped.
+    /// f must not modify the index. Throws as query, and passes on what f throws.
+    template <class F>
+    bool visit(const ball_type& s, F&& f) const {
+        detail::check_ball(s);
+        return visit_in([&](const tree_type& t, auto&& g) { return t.visit(s, g); },
+                        [&](const point_type& p) { return quoct::contains(s, p); }, f);
+    }
+    /// As visit(ball, f), for the closed box.
+    template <class F>
+    bool visit(const box_type& b, F&& f) const {
+        detail::check_box(b);
+        return visit_in([&](const tree_type& t, auto&& g) { return t.visit(b, g); },
+                        [&](const point_type& p) { return quoct::contains(b, p); }, f);
+    }
+
+    /// Advanced: query() for a shape of your own, with the contract of
+    /// orthtree::query_shape (classify(box) and contains(point)).
+    template <class Shape>
+    void query_shape(const Shape& shape, std::vector<Id>& out) const {
+        collect([&](const tree_type& t, std::vector<Id>& o) { t.query_shape(shape, o); },
+                [&](const tree_type& t, auto&& g) { return t.visit_shape(shape, g); },
+                [&](const point_type& p) { return shape.contains(p); }, out);
+    }
+    /// Advanced: count() for a shape of your own.
+    template <class Shape>
+    std::size_t count_shape(const Shape& shape) const {
+        return count_in([&](const tree_type& t) { return t.count_shape(shape); },
+                        [&](const tree_type& t, auto&& g) { return t.visit_shape(shape, g); },
+                        [&](const point_type& p) { return shape.contains(p); });
+    }
+    /// Advanced: visit() for a shape of your own.
+    template <class Shape, class F>
+    bool visit_shape(const Shape& shape, F&& f) const {
+        return visit_in([&](const tree_type& t, auto&& g) { return t.visit_shape(shape, g); },
+                        [&](const point_type& p) { return shape.contains(p); }, f);
+    }
+
+    /// The min(k, size()) live points closest to p, closest first, ties by smaller id;
+    /// distances are distance_sq(point, p). Throws std::invalid_argument if k == 0 or p
+    /// has a NaN or infinite coordinate.
+    void nearest(const point_type& p, std::size_t k, std::vector<neighbor_type>& out) const {
+        detail::check_point(p, "nearest query point");
+        detail::check_k(k);
+        out.clear();
+        nearest_in(snap_, p, k, out);
+        nearest_in(side_, p, k, out);
+        for (Id id : tail_) out.push_back(neighbor_type{id, distance_sq(points_[id], p)});
+        std::sort(out.begin(), out.end(), [](const neighbor_type& x, const neighbor_type& y) {
+            return x.distance_sq < y.distance_sq || (x.distance_sq == y.distance_sq && x.id < y.id);
+        });
+        if (out.size() > k) out.resize(k);
+    }
+    /// As nearest(p, k, out), returning the ids.
+    std::vector<Id> nearest(const point_type& p, std::size_t k) const {
+        std::vector<neighbor_type> found;
+        nearest(p, k, found);
+        std::vector<Id> ids(found.size());
+        for (std::size_t i = 0; i < found.size(); ++i) ids[i] = found[i].id;
+        return ids;
+    }
+
+private:
+    using part = detail::sim::frozen_part<T, D, Id>;
+    enum : unsigned char { erased, at_snapshot, in_side, in_tail };
+
+    void check_options() const {
+        if (!(options_.rebuild_fraction > 0 && options_.rebuild_fraction <= 1))
+            throw std::invalid_argument("quoct: dynamic_options::rebuild_fraction must be in (0, 1]");
+        if (options_.tail_limit == 0) throw std::invalid_argument("quoct: dynamic_options::tail_limit must be >= 1");
+        tree_type probe(static_cast<const point_type*>(nullptr), 0, options_.tree);  // checks the build options
+    }
+    static void check_capacity(std::size_t n) {
+        // The orthtree takes at most max(Id) / 2 points; ids stay within that as well.
+        if (n > std::size_t{std::numeric_limits<Id>::max()} / 2)
+            throw std::length_error("quoct: dynamic_orthtree ids exhausted for this Id type");
+    }
+    void check_live(Id id) const {
+        if (!contains(id)) throw std::out_of_range("quoct: id " + std::to_string(id) + " is not a live point");
+    }
+    // Grows every vector a push may touch first, so a failed allocation changes nothing.
+    void reserve_one() {
+        auto grow = [](auto& v) {
+            if (v.size() == v.capacity()) v.reserve(v.size() * 2 + 16);
+        };
+        grow(points_);
+        grow(where_);
+        grow(slot_);
+        grow(tail_);
+    }
+
+    // Takes id out of whichever part holds it (the caller sets where_[id]).
+    void detach(Id id) noexcept {
+        const Id s = slot_[id];
+        switch (where_[id]) {
+            case at_snapshot: snap_.kill(s); break;
+            case in_side: side_.kill(s); break;
+            case in_tail: {
+                const Id last = tail_.back();
+                tail_[s] = last;
+                slot_[last] = s;
+                tail_.pop_back();
+                break;
+            }
+            default: break;
+        }
+    }
+
+    void maintain() {
+        const double limit = options_.rebuild_fraction * static_cast<double>(live_);
+        if (static_cast<double>(pending()) > limit && pending() > 16) return rebuild();
+        if (tail_.size() > std::max(options_.tail_limit, side_.live() / 4)) rebuild_side();
+    }
+
+    void rebuild_side() {
+        std::vector<Id> which(tail_);
+        for (std::size_t pos = 0; pos < side_.stored; ++pos)
+            if (!side_.is_dead(static_cast<Id>(pos))) which.push_back(side_.id_of(static_cast<Id>(pos)));
+        std::sort(which.begin(), which.end());
+        part fresh = part::make(which, points_, options_.tree);
+        side_ = std::move(fresh);
+        tail_.clear();
+        for (std::size_t i = 0; i < which.size(); ++i) {
+            where_[which[i]] = in_side;
+            slot_[which[i]] = static_cast<Id>(i);
+        }
+    }
+
+    // --- query plumbing: tree_visit(tree, g) runs the shape's visit on one tree, test(p)
+    // is the shape's membership predicate for the tail.
+
+    template <class TreeVisit, class Test, class F>
+    bool visit_in(TreeVisit&& tree_visit, Test&& test, F& f) const {
+        for (const part* pt : {&snap_, &side_}) {
+            const part& pp = *pt;
+            const bool went_on = tree_visit(pp.tree, [&](Id pos, const point_type& p) {
+                return pp.is_dead(pos) || detail::sim::go_on(f, pp.id_of(pos), p);
+            });
+            if (!went_on) return false;
+        }
+        for (Id id : tail_) {
+            const point_type& p = points_[id];
+            if (test(p) && !detail::sim::go_on(f, id, p)) return false;
+        }
+        return true;
+    }
+
+    template <class TreeQuery, class TreeVisit, class Test>
+    void collect(TreeQuery&& tree_query, TreeVisit&& tree_visit, Test&& test, std::vector<Id>& out) const {
+        tree_query(snap_.tree, out);  // the core's fast collector, then drop the dead and map
+        if (snap_.dead_count != 0 || !snap_.ids.empty()) {
+            std::size_t k = 0;
+            for (Id pos : out)
+                if (!snap_.is_dead(pos)) out[k++] = snap_.id_of(pos);
+            out.resize(k);
+        }
+        tree_visit(side_.tree, [&](Id pos, const point_type&) {
+            if (!side_.is_dead(pos)) out.push_back(side_.id_of(pos));
+        });
+        for (Id id : tail_)
+            if (test(points_[id])) out.push_back(id);
+    }
+
+    template <class TreeCount, class TreeVisit, class Test>
+    std::size_t count_in(TreeCount&& tree_count, TreeVisit&& tree_visit, Test&& test) const {
+        std::size_t n = 0;
+        for (const part* pt : {&snap_, &side_}) {
+            const part& pp = *pt;
+            if (pp.dead_count == 0) {
+                n += tree_count(pp.tree);
+            } else {
+                tree_visit(pp.tree, [&](Id pos, const point_type&) { n += pp.is_dead(pos) ? 0u : 1u; });
+            }
+        }
+        for (Id id : tail_) n += test(points_[id]) ? 1u : 0u;
+        return n;
+    }
+
+    // Appends the min(k, live) nearest live entries of one part. The tree cannot skip dead
+    // entries, so ask it for more until k live ones are among the answers (or it ran out).
+    void nearest_in(const part& pp, const point_type& p, std::size_t k, std::vector<neighbor_type>& out) const {
+        const std::size_t stored = pp.tree.size();
+        if (stored == 0 || pp.live() == 0) return;
+        std::size_t ask = std::min(stored, k + std::min(pp.dead_count, k + 8));
+        std::vector<neighbor_type> found;
+        for (;;) {
+            pp.tree.nearest(p, ask, found);
+            std::size_t live = 0;
+            for (const neighbor_type& n : found) live += pp.is_dead(n.id) ? 0u : 1u;
+            if (live >= k || ask == stored) break;
+            ask = std::min(stored, ask * 2);
+        }
+        std::size_t taken = 0;
+        for (const neighbor_type& n : found) {
+            if (taken == k) break;
+            if (pp.is_dead(n.id)) continue;
+            out.push_back(neighbor_type{pp.id_of(n.id), n.distance_sq});
+            ++taken;
+        }
+    }
+
+    dynamic_options options_;
+    std::vector<point_type> points_;    // by id: the current point (stale when erased)
+    std::vector<unsigned char> where_;  // by id: erased, at_snapshot, in_side or in_tail
+    std::vector<Id> slot_;              // by id: position in the snapshot, side tree or tail
+    part snap_;
+    part side_;
+    std::vector<Id> tail_;  // ids of the points changed since the side tree was built
+    std::size_t live_ = 0;
+};
+
+/// A dynamic quadtree: dynamic_orthtree in 2D.
+template <class T, class Id = std::uint32_t>
+using dynamic_quadtree = dynamic_orthtree<T, 2, Id>;
+/// A dynamic octree: dynamic_orthtree in 3D.
+template <class T, class Id = std::uint32_t>
+using dynamic_octree = dynamic_orthtree<T, 3, Id>;
+
+}  // namespace quoct
+
+#endif  // QUOCT_DYNAMIC_HPP

@@ -1,0 +1,217 @@
+// dynamic_orthtree against brute force over the live points, after random sequences of
+// insert / erase / move interleaved with queries.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+#include <quoct/dynamic.hpp>
+
+#include "test_sim_common.hpp"
+
+namespace {
+
+template <class T, std::size_t D>
+struct model {
+    using point_type = quoct::point<T, D>;
+    using neighbor_type = quoct::neighbor<T, std::uint32_t>;
+    std::map<std::uint32_t, point_type> live;
+
+    std::vector<std::uint32_t> in_ball(const quoct::ball<T, D>& s) const {
+        std::vector<std::uint32_t> out;
+        for (const auto& kv : live)
+            if (quoct::contains(s, kv.second)) out.push_back(kv.first);
+        return out;
+    }
+    std::vector<std::uint32_t> in_box(const quoct::box<T, D>& b) const {
+        std::vector<std::uint32_t> out;
+        for (const auto& kv : live)
+            if (quoct::contains(b, kv.second)) out.push_back(kv.first);
+        return out;
+    }
+    std::vector<neighbor_type> nearest(const point_type& p, std::size_t k) const {
+        std::vector<neighbor_type> all;
+        for (const auto& kv : live) all.push_back({kv.first, quoct::distance_sq(kv.second, p)});
+        std::sort(all.begin(), all.end(), [](const neighbor_type& x, const neighbor_type& y) {
+            return x.distance_sq < y.distance_sq || (x.distance_sq == y.distance_sq && x.id < y.id);
+        });
+        if (all.size() > k) all.resize(k);
+        return all;
+    }
+};
+
+template <class T, std::size_t D>
+void check_same(const quoct::dynamic_orthtree<T, D>& index, const model<T, D>& m, std::mt19937_64& rng, int lattice) {
+    using sim_test::sorted;
+    REQUIRE(index.size() == m.live.size());
+    for (int q = 0; q < 6; ++q) {
+        quoct::ball<T, D> s{lattice ? sim_test::lattice_point<T, D>(rng, lattice)
+                                    : sim_test::random_point<T, D>(rng, T(-0.1), T(1.1)),
+                            lattice ? T(q % 3) : static_cast<T>(0.05 * q)};
+        const auto expect = m.in_ball(s);
+        CHECK(sorted(index.query(s)) == expect);
+        CHECK(index.count(s) == expect.size());
+        std::vector<std::uint32_t> seen;
+        index.visit(s, [&](std::uint32_t id, const quoct::point<T, D>& p) {
+            CHECK(index.point(id) == p);
+            seen.push_back(id);
+        });
+        CHECK(sorted(seen) == expect);
+
+        auto c = sim_test::random_point<T, D>(rng, T(-0.2), T(1.0));
+        quoct::box<T, D> b{c, c};
+        for (std::size_t a = 0; a < D; ++a) b.hi[a] += static_cast<T>(0.1 * (q + 1));
+        const auto expect_box = m.in_box(b);
+        CHECK(sorted(index.query(b)) == expect_box);
+        CHECK(index.count(b) == expect_box.size());
+
+        const std::size_t k = 1 + static_cast<std::size_t>(q) * 3;
+        std::vector<quoct::neighbor<T, std::uint32_t>> got;
+        index.nearest(s.center, k, got);
+        const auto want = m.nearest(s.center, k);
+        REQUIRE(got.size() == want.size());
+        for (std::size_t i = 0; i < got.size(); ++i) {
+            CHECK(got[i].id == want[i].id);
+            CHECK(got[i].distance_sq == want[i].distance_sq);
+        }
+    }
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("dynamic_orthtree matches brute force under random operations", "[sim][dynamic]", SIM_SPACES) {
+    using T = typename TestType::scalar;
+    constexpr std::size_t D = TestType::dim;
+    for (int config = 0; config < 4; ++config) {
+        const int lattice = config % 2 ? 6 : 0;
+        std::mt19937_64 rng(1234 + static_cast<unsigned>(config));
+        auto make = [&] {
+            return lattice ? sim_test::lattice_point<T, D>(rng, lattice) : sim_test::random_point<T, D>(rng, T(0), T(1));
+        };
+        std::vector<quoct::point<T, D>> initial(300);
+        for (auto& p : initial) p = make();
+        quoct::dynamic_options opt;
+        opt.tail_limit = 8;  // exercise side-tree rebuilds often
+        if (config >= 2) opt.rebuild_fraction = 1.0;  // let dead entries pile up in both trees
+        quoct::dynamic_orthtree<T, D> index(initial, opt);
+        model<T, D> m;
+        for (std::uint32_t i = 0; i < initial.size(); ++i) m.live[i] = initial[i];
+        check_same(index, m, rng, lattice);
+
+        std::uniform_int_distribution<int> op(0, 9);
+        for (int step = 0; step < 1500; ++step) {
+            const int o = op(rng);
+            std::uniform_int_distribution<std::uint32_t> any_id(0, static_cast<std::uint32_t>(index.id_bound()));
+            if (o < 3) {
+                const auto p = make();
+                const std::uint32_t id = index.insert(p);
+                REQUIRE(id + 1 == index.id_bound());
+                m.live[id] = p;
+            } else if (o < 5) {
+                const std::uint32_t id = any_id(rng);
+                CHECK(index.erase(id) == (m.live.erase(id) == 1));
+            } else {
+                const std::uint32_t id = any_id(rng);
+                const auto p = make();
+                if (m.live.count(id)) {
+                    index.move(id, p);
+                    m.live[id] = p;
+                } else {
+                    CHECK_THROWS_AS(index.move(id, p), std::out_of_range);
+                }
+            }
+            if (step % 50 == 0) check_same(index, m, rng, lattice);
+        }
+        check_same(index, m, rng, lattice);
+        index.rebuild();
+        CHECK(index.pending() == 0);
+        check_same(index, m, rng, lattice);
+    }
+}
+
+TEMPLATE_TEST_CASE("dynamic_orthtree grows from empty and erases to empty", "[sim][dynamic]", SIM_SPACES) {
+    using T = typename TestType::scalar;
+    constexpr std::size_t D = TestType::dim;
+    std::mt19937_64 rng(7);
+    quoct::dynamic_orthtree<T, D> index;
+    model<T, D> m;
+    check_same(index, m, rng, 0);
+    for (int i = 0; i < 2000; ++i) {
+        const auto p = sim_test::random_point<T, D>(rng, T(0), T(1));
+        m.live[index.insert(p)] = p;
+    }
+    check_same(index, m, rng, 0);
+    for (std::uint32_t id = 0; id < 2000; id += 2) {
+        REQUIRE(index.erase(id));
+        m.live.erase(id);
+        CHECK_FALSE(index.contains(id));
+        CHECK_FALSE(index.erase(id));
+    }
+    check_same(index, m, rng, 0);
+    for (std::uint32_t id = 1; id < 2000; id += 2) REQUIRE(index.erase(id));
+    m.live.clear();
+    CHECK(index.empty());
+    check_same(index, m, rng, 0);
+    // Erased ids are never handed out again.
+    CHECK(index.insert(sim_test::random_point<T, D>(rng, T(0), T(1))) == 2000u);
+}
+
+TEMPLATE_TEST_CASE("dynamic_orthtree rejects bad input and stays unchanged", "[sim][dynamic]", SIM_SPACES) {
+    using T = typename TestType::scalar;
+    constexpr std::size_t D = TestType::dim;
+    std::mt19937_64 rng(99);
+    std::vector<quoct::point<T, D>> pts(100);
+    for (auto& p : pts) p = sim_test::random_point<T, D>(rng, T(0), T(1));
+    quoct::dynamic_orthtree<T, D> index(pts);
+    model<T, D> m;
+    for (std::uint32_t i = 0; i < pts.size(); ++i) m.live[i] = pts[i];
+    index.erase(5);
+    m.live.erase(5);
+
+    auto bad = pts[0];
+    bad[D - 1] = std::numeric_limits<T>::quiet_NaN();
+    CHECK_THROWS_AS(index.insert(bad), std::invalid_argument);
+    CHECK_THROWS_AS(index.move(3, bad), std::invalid_argument);
+    bad[D - 1] = std::numeric_limits<T>::infinity();
+    CHECK_THROWS_AS(index.insert(bad), std::invalid_argument);
+    CHECK_THROWS_AS(index.move(3, bad), std::invalid_argument);
+    CHECK_THROWS_AS(index.move(5, pts[1]), std::out_of_range);     // erased
+    CHECK_THROWS_AS(index.move(1000, pts[1]), std::out_of_range);  // never issued
+    CHECK_THROWS_AS(index.point(5), std::out_of_range);
+    CHECK_FALSE(index.erase(1000));
+    CHECK_THROWS_AS(index.query(quoct::ball<T, D>{pts[0], T(-1)}), std::invalid_argument);
+    CHECK_THROWS_AS(index.count(quoct::ball<T, D>{pts[0], std::numeric_limits<T>::quiet_NaN()}),
+                    std::invalid_argument);
+    std::vector<quoct::neighbor<T, std::uint32_t>> out;
+    CHECK_THROWS_AS(index.nearest(pts[0], 0, out), std::invalid_argument);
+    CHECK(index.id_bound() == 100u);
+    CHECK(index.point(3) == pts[3]);
+    check_same(index, m, rng, 0);
+
+    std::vector<quoct::point<T, D>> with_nan(pts);
+    with_nan[7] = bad;
+    CHECK_THROWS_AS((quoct::dynamic_orthtree<T, D>(with_nan)), std::invalid_argument);
+    quoct::dynamic_options opt;
+    opt.rebuild_fraction = 0;
+    CHECK_THROWS_AS((quoct::dynamic_orthtree<T, D>(opt)), std::invalid_argument);
+}
+
+TEST_CASE("dynamic_orthtree visit stops early and shapes work", "[sim][dynamic]") {
+    std::vector<quoct::point<double, 2>> pts;
+    for (int i = 0; i < 50; ++i) pts.push_back({{double(i), 0.0}});
+    quoct::dynamic_orthtree<double, 2> index(pts);
+    index.move(10, {{0.5, 0.0}});
+    int calls = 0;
+    const bool finished = index.visit(quoct::ball<double, 2>{{{0, 0}}, 100.0}, [&](std::uint32_t, const auto&) {
+        ++calls;
+        return calls < 3;
+    });
+    CHECK_FALSE(finished);
+    CHECK(calls == 3);
+    CHECK(index.nearest({{0.4, 0.0}}, 2) == std::vector<std::uint32_t>{10, 0});
+}
