@@ -73,17 +73,38 @@ bool is_finite(const point<T, D>& p) noexcept {
     return true;
 }
 
-/// Squared Euclidean distance between two points, summed over axes 0..D-1 in T.
-/// This is the one distance every quoct query agrees with.
+/// Squared Euclidean distance between two points, summed over axes 0..D-1 in T, in that
+/// order: ((d0^2 + d1^2) + d2^2) in 3D. This is the one distance every quoct query agrees with.
 template <class T, std::size_t D>
 constexpr T distance_sq(const point<T, D>& a, const point<T, D>& b) noexcept {
-    T s = 0;
-    for (std::size_t i = 0; i < D; ++i) {
-        const T d = a[i] - b[i];
+    T d = a[0] - b[0];
+    T s = d * d;
+    for (std::size_t i = 1; i < D; ++i) {
+        d = a[i] - b[i];
         s += d * d;
     }
     return s;
 }
+
+namespace detail {
+// The per-axis terms of the box tests. gap: how far c lies outside [lo, hi] (0 inside),
+// measured from the nearer face itself. reach: how far the farther face lies from c.
+// For any x in [lo, hi], gap <= |x - c| <= reach holds for the rounded values too,
+// because each is a rounded difference against a bound that is no nearer (no farther).
+template <class T>
+constexpr T axis_gap(T c, T lo, T hi) noexcept {
+    const T below = lo - c;  // > 0: c is below the box
+    const T above = c - hi;  // > 0: c is above the box
+    const T g = below > above ? below : above;
+    return g > 0 ? g : T(0);
+}
+template <class T>
+constexpr T axis_reach(T c, T lo, T hi) noexcept {
+    const T down = c - lo;
+    const T up = hi - c;
+    return down > up ? down : up;
+}
+}  // namespace detail
 
 /// Squared distance from p to the closest point of the closed box b (0 when p is in b).
 ///
@@ -94,11 +115,10 @@ constexpr T distance_sq(const point<T, D>& a, const point<T, D>& b) noexcept {
 /// half-width, so no rounding separates it from the points that sit on that face.
 template <class T, std::size_t D>
 constexpr T distance_sq(const point<T, D>& p, const box<T, D>& b) noexcept {
-    T s = 0;
-    for (std::size_t i = 0; i < D; ++i) {
-        T d = 0;
-        if (p[i] < b.lo[i]) d = b.lo[i] - p[i];
-        else if (p[i] > b.hi[i]) d = p[i] - b.hi[i];
+    T d = detail::axis_gap(p[0], b.lo[0], b.hi[0]);
+    T s = d * d;
+    for (std::size_t i = 1; i < D; ++i) {
+        d = detail::axis_gap(p[i], b.lo[i], b.hi[i]);
         s += d * d;
     }
     return s;
@@ -107,11 +127,10 @@ constexpr T distance_sq(const point<T, D>& p, const box<T, D>& b) noexcept {
 /// Squared distance from p to the farthest corner of the closed box b.
 template <class T, std::size_t D>
 constexpr T farthest_distance_sq(const point<T, D>& p, const box<T, D>& b) noexcept {
-    T s = 0;
-    for (std::size_t i = 0; i < D; ++i) {
-        const T a = p[i] - b.lo[i];
-        const T c = b.hi[i] - p[i];
-        const T d = a > c ? a : c;  // the farther face; both are >= 0 when p is inside
+    T d = detail::axis_reach(p[0], b.lo[0], b.hi[0]);
+    T s = d * d;
+    for (std::size_t i = 1; i < D; ++i) {
+        d = detail::axis_reach(p[i], b.lo[i], b.hi[i]);
         s += d * d;
     }
     return s;

@@ -36,7 +36,7 @@ constexpr std::size_t max_depth_limit = 64;
 /// How a tree is built.
 struct build_options {
     /// A node with at most this many points is not split. Must be at least 1.
-    std::size_t leaf_size = 12;
+    std::size_t leaf_size = 32;
     /// Nodes at this depth (the root is at 0) are leaves whatever their size, which bounds
     /// the depth for duplicate or extremely spread points. At most max_depth_limit.
     std::size_t max_depth = max_depth_limit;
@@ -569,6 +569,9 @@ void orthtree<T, D, Id>::build_node(std::size_t ni, std::size_t b, std::size_t e
             if (((st.key(mid) >> shift) & mask) == d) lo = mid + 1;
             else hi = mid;
         }
+        // Sibling octants that would each be a small leaf share one leaf instead, so leaves
+        // stay near leaf_size points rather than a 2^D-th of it.
+        if (runs > 0 && lo - run_start[runs - 1] <= options_.leaf_size) --runs;
         s = lo;
     }
     run_start[runs] = e;
@@ -604,9 +607,16 @@ void orthtree<T, D, Id>::nearest(const point_type& p, std::size_t k, std::vector
             out.push_back(c);
             std::push_heap(out.begin(), out.end(), before);
         } else if (before(c, out.front())) {
-            std::pop_heap(out.begin(), out.end(), before);
-            out.back() = c;
-            std::push_heap(out.begin(), out.end(), before);
+            // Replace the worst (the root) and sift the newcomer down.
+            const std::size_t m = out.size();
+            std::size_t i = 0;
+            for (std::size_t child = 1; child < m; child = 2 * i + 1) {
+                if (child + 1 < m && before(out[child], out[child + 1])) ++child;
+                if (!before(c, out[child])) break;
+                out[i] = out[child];
+                i = child;
+            }
+            out[i] = c;
         }
     };
     // A node may hold a point tied with the worst kept one but with a smaller id, so only
@@ -623,7 +633,15 @@ void orthtree<T, D, Id>::nearest(const point_type& p, std::size_t k, std::vector
         if (prunable(top.distance_sq)) continue;
         const node& n = nodes_[top.index];
         if (n.child_count == 0) {
-            for (std::size_t i = n.begin; i < n.end; ++i) offer(neighbor_type{ids_[i], distance_sq(point_at(i), p)});
+            // Distances first, in a loop that vectorises; then only the contenders are offered.
+            constexpr std::size_t chunk = 64;
+            T dist[chunk];
+            for (std::size_t s = n.begin; s < n.end; s += chunk) {
+                const std::size_t m = std::min<std::size_t>(n.end - s, chunk);
+                for (std::size_t j = 0; j < m; ++j) dist[j] = distance_sq(point_at(s + j), p);
+                for (std::size_t j = 0; j < m; ++j)
+                    if (out.size() < k || dist[j] <= out.front().distance_sq) offer(neighbor_type{ids_[s + j], dist[j]});
+            }
             continue;
         }
         entry near[fanout];
