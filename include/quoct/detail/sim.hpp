@@ -187,6 +187,8 @@ struct has_base<I, std::void_t<decltype(std::declval<const I&>().base())>> : std
 template <class T, std::size_t D>
 struct euclidean_metric {
     T distance_sq(const point<T, D>& a, const point<T, D>& b) const noexcept { return quoct::distance_sq(a, b); }
+    /// The signed per-axis difference whose square distance_sq sums.
+    T axis_distance(std::size_t, T x, T y) const noexcept { return x - y; }
 
     /// Visits (id, point) for a superset of the points within distance r of the box
     /// region under distance_sq (by a conservative margin: a point whose distance_sq to

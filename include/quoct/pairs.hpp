@@ -1,0 +1,291 @@
+// quoct: all neighbour pairs within a radius, in one index or between two, serial or on
+// std::threads, as callbacks, a pair list or CSR neighbour lists. Optional header;
+// standard library only.
+//
+// The predicate is the core's: points p, q are neighbours when distance_sq(p, q) <= r * r,
+// with r in coordinate units (never squared). On a periodic_index (quoct/periodic.hpp) the
+// distance is its minimum-image distance instead.
+//
+// Method. The points are taken in Morton order and cut into small blocks of nearby points
+// (at most 32, no wider than r on any axis). One box query per block, the block's bounds
+// grown by r, gathers the candidates; every point of the block then tests every candidate
+// with the exact predicate. That amortises the tree descent over the block and keeps the
+// candidate coordinates in cache; the result is exactly what one ball query per point
+// would give. Functions that take `threads` split the blocks among that many std::threads
+// (0: one per hardware thread) and return the same result for any thread count.
+//
+// Works on quoct::orthtree, quoct::dynamic_orthtree and quoct::periodic_index. Reading
+// only: the index must not be modified meanwhile.
+#ifndef QUOCT_PAIRS_HPP
+#define QUOCT_PAIRS_HPP
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "detail/sim.hpp"
+#include "detail/validate.hpp"
+#include "geometry.hpp"
+#include "parallel.hpp"
+
+namespace quoct {
+namespace detail {
+namespace sim {
+
+/// The points of an index in Morton order, with their ids.
+template <class T, std::size_t D, class Id>
+struct ordered_points {
+    std::vector<Id> ids;
+    std::vector<point<T, D>> pts;
+    std::vector<std::size_t> block_starts;  // blocks are [block_starts[b], block_starts[b + 1])
+};
+
+constexpr std::size_t block_max_points = 32;
+
+template <class Index>
+auto order_points(const Index& index, typename Index::scalar_type r) {
+    using T = typename Index::scalar_type;
+    constexpr std::size_t D = Index::dimension;
+    using Id = typename Index::id_type;
+    ordered_points<T, D, Id> o;
+    std::vector<Id> ids;
+    std::vector<point<T, D>> pts;
+    for_each_point(index, [&](Id id, const point<T, D>& p) {
+        ids.push_back(id);
+        pts.push_back(p);
+    });
+    const std::vector<std::size_t> order = morton_order(pts.data(), pts.size());
+    o.ids.resize(ids.size());
+    o.pts.resize(pts.size());
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        o.ids[i] = ids[order[i]];
+        o.pts[i] = pts[order[i]];
+    }
+    // Greedy blocks: extend while the bounds stay within r on every axis.
+    const std::size_t n = o.pts.size();
+    for (std::size_t b = 0; b < n;) {
+        o.block_starts.push_back(b);
+        point<T, D> lo = o.pts[b], hi = o.pts[b];
+        std::size_t e = b + 1;
+        for (; e < n && e - b < block_max_points; ++e) {
+            bool fits = true;
+            for (std::size_t a = 0; a < D; ++a) {
+                const T l = std::min(lo[a], o.pts[e][a]), h = std::max(hi[a], o.pts[e][a]);
+                fits = fits && h - l <= r;
+            }
+            if (!fits) break;
+            for (std::size_t a = 0; a < D; ++a) {
+                lo[a] = std::min(lo[a], o.pts[e][a]);
+                hi[a] = std::max(hi[a], o.pts[e][a]);
+            }
+        }
+        b = e;
+    }
+    o.block_starts.push_back(n);
+    return o;
+}
+
+/// Candidate points gathered for one block, axis by axis, reused between blocks.
+template <class T, std::size_t D, class Id>
+struct candidates {
+    std::vector<Id> ids;
+    std::vector<T> coords[D];
+    std::vector<T> dist_sq;
+
+    void clear() {
+        ids.clear();
+        for (auto& c : coords) c.clear();
+    }
+};
+
+/// For block [b, e) of `o`, calls emit(k, j, d2) for every stored point k in [b, e) and
+/// every point j of `target` with metric distance_sq d2 <= r * r, grouped by k in
+/// increasing k. Returns false if emit stopped it.
+template <class Metric, class Target, class T, std::size_t D, class Id, class Emit>
+bool block_neighbors(const Metric& metric, const Target& target, const ordered_points<T, D, Id>& o, std::size_t b,
+                     std::size_t e, T r, candidates<T, D, typename Target::id_type>& cand, Emit&& emit) {
+    using TId = typename Target::id_type;
+    box<T, D> region{o.pts[b], o.pts[b]};
+    for (std::size_t k = b + 1; k < e; ++k)
+        for (std::size_t a = 0; a < D; ++a) {
+            region.lo[a] = std::min(region.lo[a], o.pts[k][a]);
+            region.hi[a] = std::max(region.hi[a], o.pts[k][a]);
+        }
+    cand.clear();
+    metric.visit_near(target, region, r, [&](TId j, const point<T, D>& q) {
+        cand.ids.push_back(j);
+        for (std::size_t a = 0; a < D; ++a) cand.coords[a].push_back(q[a]);
+    });
+    const std::size_t nc = cand.ids.size();
+    cand.dist_sq.resize(nc);
+    const T r_sq = r * r;
+    for (std::size_t k = b; k < e; ++k) {
+        const point<T, D>& p = o.pts[k];
+        T* dist = cand.dist_sq.data();
+        for (std::size_t c = 0; c < nc; ++c) dist[c] = 0;
+        // Axis by axis, in the core's order, so the sums round exactly as distance_sq's.
+        for (std::size_t a = 0; a < D; ++a) {
+            const T* col = cand.coords[a].data();
+            for (std::size_t c = 0; c < nc; ++c) {
+                const T d = metric.axis_distance(a, p[a], col[c]);
+                dist[c] += d * d;
+            }
+        }
+        for (std::size_t c = 0; c < nc; ++c)
+            if (dist[c] <= r_sq && !go_on(emit, k, cand.ids[c], dist[c])) return false;
+    }
+    return true;
+}
+
+template <class T>
+void check_pair_radius(T r) {
+    check_radius(r, "pair search");
+}
+
+/// Calls f(i, j, d2) or f(i, j), whichever f takes.
+template <class F, class Id, class T>
+bool call_pair(F& f, Id i, Id j, T d2) {
+    if constexpr (std::is_invocable<F&, Id, Id, T>::value) return go_on(f, i, j, d2);
+    else return go_on(f, i, j);
+}
+
+/// Neighbour rows for every point of `source` among the points of `target`, by source
+/// id, sorted; keep(i, j) filters (self, half or all).
+template <class Source, class Target, class Keep>
+csr<typename Target::id_type> rows_within(const Source& source, const Target& target, typename Source::scalar_type r,
+                                          unsigned threads, Keep&& keep) {
+    using T = typename Source::scalar_type;
+    constexpr std::size_t D = Source::dimension;
+    using TId = typename Target::id_type;
+    check_pair_radius(r);
+    const auto o = order_points(source, r);
+    const auto metric = metric_of(target);
+    const std::size_t blocks = o.block_starts.size() - 1;
+    constexpr std::size_t blocks_per_chunk = 64;
+    const std::size_t chunks = (blocks + blocks_per_chunk - 1) / blocks_per_chunk;
+    std::vector<chunk_rows<TId>> outs(chunks);
+    for_each_chunk(chunks, threads, [&](std::size_t c) {
+        candidates<T, D, TId> cand;
+        chunk_rows<TId>& out = outs[c];
+        const std::size_t b_end = std::min(blocks, (c + 1) * blocks_per_chunk);
+        for (std::size_t bl = c * blocks_per_chunk; bl < b_end; ++bl) {
+            const std::size_t b = o.block_starts[bl], e = o.block_starts[bl + 1];
+            std::size_t current = b, row_start = out.values.size();
+            auto close_until = [&](std::size_t k) {
+                for (; current < k; ++current) {
+                    std::sort(out.values.begin() + static_cast<std::ptrdiff_t>(row_start), out.values.end());
+                    out.close_row(static_cast<std::size_t>(o.ids[current]));
+                    row_start = out.values.size();
+                }
+            };
+            block_neighbors(metric, target, o, b, e, r, cand, [&](std::size_t k, TId j, T) {
+                close_until(k);
+                if (keep(o.ids[k], j)) out.values.push_back(j);
+            });
+            close_until(e);
+        }
+    });
+    return assemble(outs, id_bound(source), threads);
+}
+
+}  // namespace sim
+}  // namespace detail
+
+/// Calls f(i, j, d2) (or f(i, j)) once for every unordered pair of distinct points of
+/// `index` within distance r, with i < j and d2 their distance_sq; if f returns something
+/// convertible to bool, false stops. The order is fixed for a given index but otherwise
+/// unspecified. Serial. Returns false if stopped. Throws std::invalid_argument for a NaN or
+/// negative r (nothing is called then), and passes on what f throws. An infinite r
+/// takes every pair; r = 0 takes pairs of equal points.
+template <class Index, class F>
+bool for_each_pair_within(const Index& index, typename Index::scalar_type r, F&& f) {
+    using T = typename Index::scalar_type;
+    constexpr std::size_t D = Index::dimension;
+    using Id = typename Index::id_type;
+    detail::sim::check_pair_radius(r);
+    const auto o = detail::sim::order_points(index, r);
+    const auto metric = detail::sim::metric_of(index);
+    detail::sim::candidates<T, D, Id> cand;
+    for (std::size_t bl = 0; bl + 1 < o.block_starts.size(); ++bl) {
+        const bool went_on = detail::sim::block_neighbors(
+            metric, index, o, o.block_starts[bl], o.block_starts[bl + 1], r, cand, [&](std::size_t k, Id j, T d2) {
+                const Id i = o.ids[k];
+                return i >= j || detail::sim::call_pair(f, i, j, d2);
+            });
+        if (!went_on) return false;
+    }
+    return true;
+}
+
+/// Calls f(i, j, d2) (or f(i, j)) once for every point i of `a` and point j of `b` within
+/// distance r of each other (e.g. fluid and boundary particles). The distance is b's
+/// (minimum-image when b is a periodic_index). Otherwise as for_each_pair_within(index, r, f).
+template <class IndexA, class IndexB, class F>
+bool for_each_pair_within(const IndexA& a, const IndexB& b, typename IndexA::scalar_type r, F&& f) {
+    using T = typename IndexA::scalar_type;
+    constexpr std::size_t D = IndexA::dimension;
+    static_assert(std::is_same<T, typename IndexB::scalar_type>::value && D == IndexB::dimension,
+                  "quoct: both indexes need the same scalar type and dimension");
+    using IdB = typename IndexB::id_type;
+    detail::sim::check_pair_radius(r);
+    const auto o = detail::sim::order_points(a, r);
+    const auto metric = detail::sim::metric_of(b);
+    detail::sim::candidates<T, D, IdB> cand;
+    for (std::size_t bl = 0; bl + 1 < o.block_starts.size(); ++bl) {
+        const bool went_on = detail::sim::block_neighbors(
+            metric, b, o, o.block_starts[bl], o.block_starts[bl + 1], r, cand,
+            [&](std::size_t k, IdB j, T d2) { return detail::sim::call_pair(f, o.ids[k], j, d2); });
+        if (!went_on) return false;
+    }
+    return true;
+}
+
+/// Neighbour lists of every point: row i holds, in increasing order, the ids j != i of
+/// the points within distance r of point i. There are id_bound() rows (size() for an
+/// orthtree); rows of erased ids are empty. Runs on `threads` std::threads (0: one per
+/// hardware thread); the table is the same for any thread count. Throws
+/// std::invalid_argument for a NaN or negative r.
+template <class Index>
+csr<typename Index::id_type> neighbor_lists(const Index& index, typename Index::scalar_type r, unsigned threads = 1) {
+    using Id = typename Index::id_type;
+    return detail::sim::rows_within(index, index, r, threads, [](Id i, Id j) { return i != j; });
+}
+
+/// Neighbour lists across two indexes: row i (an id of `a`) holds, in increasing order,
+/// the ids of b's points within distance r of a's point i (b's distance). Otherwise as
+/// neighbor_lists(index, r, threads).
+template <class IndexA, class IndexB>
+csr<typename IndexB::id_type> neighbor_lists(const IndexA& a, const IndexB& b, typename IndexA::scalar_type r,
+                                             unsigned threads = 1) {
+    static_assert(std::is_same<typename IndexA::scalar_type, typename IndexB::scalar_type>::value &&
+                      IndexA::dimension == IndexB::dimension,
+                  "quoct: both indexes need the same scalar type and dimension");
+    using IdA = typename IndexA::id_type;
+    using IdB = typename IndexB::id_type;
+    return detail::sim::rows_within(a, b, r, threads, [](IdA, IdB) { return true; });
+}
+
+/// Every unordered pair (i, j), i < j, of points of `index` within distance r, sorted by
+/// (i, j). Runs on `threads` std::threads; the list is the same for any thread count.
+/// Throws std::invalid_argument for a NaN or negative r.
+template <class Index>
+std::vector<std::pair<typename Index::id_type, typename Index::id_type>> pairs_within(const Index& index,
+                                                                                      typename Index::scalar_type r,
+                                                                                      unsigned threads = 1) {
+    using Id = typename Index::id_type;
+    const csr<Id> half = detail::sim::rows_within(index, index, r, threads, [](Id i, Id j) { return i < j; });
+    std::vector<std::pair<Id, Id>> out(half.values.size());
+    parallel_for(half.rows(), threads, [&](std::size_t i) {
+        for (std::size_t k = half.offsets[i]; k < half.offsets[i + 1]; ++k)
+            out[k] = {static_cast<Id>(i), half.values[k]};
+    });
+    return out;
+}
+
+}  // namespace quoct
+
+#endif  // QUOCT_PAIRS_HPP
