@@ -409,6 +409,7 @@ public:
             lo_half_[a] = region.lo[a] / 2;
             extent_half_[a] = region.hi[a] / 2 - lo_half_[a];
             scale_[a] = extent_half_[a] > 0 ? cells_ / extent_half_[a] : T(0);
+            divide_[a] = !std::isfinite(scale_[a]);  // extents so tiny the scale overflows
         }
     }
 
@@ -421,8 +422,7 @@ public:
 private:
     std::uint64_t cell(T v, std::size_t a) const {
         const T offset = v / 2 - lo_half_[a];
-        T t = offset * scale_[a];
-        if (!std::isfinite(scale_[a])) t = offset / extent_half_[a] * cells_;  // tiny extents
+        const T t = divide_[a] ? offset / extent_half_[a] * cells_ : offset * scale_[a];
         const T top = cells_ - 1;
         return static_cast<std::uint64_t>(t < top ? t : top);
     }
@@ -431,6 +431,7 @@ private:
     T lo_half_[D];
     T extent_half_[D];
     T scale_[D];
+    bool divide_[D];
 };
 
 }  // namespace detail

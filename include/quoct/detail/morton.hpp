@@ -95,25 +95,28 @@ inline void radix_sort(raw_vector<std::uint64_t>& items, raw_vector<std::uint64_
         return;
     }
     const unsigned passes = (bits + digit_bits - 1) / digit_bits;
+    unsigned shift[64 / digit_bits + 1];
+    std::uint64_t mask[64 / digit_bits + 1];
+    for (unsigned p = 0; p < passes; ++p) {
+        shift[p] = low + p * digit_bits;
+        mask[p] = (std::uint64_t{1} << std::min(digit_bits, bits - p * digit_bits)) - 1;
+    }
     std::vector<std::size_t> count(buckets * passes);
-    const auto digit = [&](std::uint64_t it, unsigned p) {
-        const unsigned shift = low + p * digit_bits;
-        const unsigned width = std::min(digit_bits, bits - p * digit_bits);
-        return static_cast<std::size_t>((it >> shift) & ((std::uint64_t{1} << width) - 1));
-    };
     for (const std::uint64_t it : items)
-        for (unsigned p = 0; p < passes; ++p) ++count[p * buckets + digit(it, p)];
+        for (unsigned p = 0; p < passes; ++p) ++count[p * buckets + ((it >> shift[p]) & mask[p])];
     scratch.resize(n);
     for (unsigned p = 0; p < passes; ++p) {
         std::size_t* c = count.data() + p * buckets;
-        if (c[digit(items[0], p)] == n) continue;
+        const unsigned sh = shift[p];
+        const std::uint64_t mk = mask[p];
+        if (c[(items[0] >> sh) & mk] == n) continue;
         std::size_t sum = 0;
         for (std::size_t d = 0; d < buckets; ++d) {
             const std::size_t here = c[d];
             c[d] = sum;
             sum += here;
         }
-        for (const std::uint64_t it : items) scratch[c[digit(it, p)]++] = it;
+        for (const std::uint64_t it : items) scratch[c[(it >> sh) & mk]++] = it;
         items.swap(scratch);
     }
 }
