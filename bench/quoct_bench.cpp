@@ -15,10 +15,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "workloads.hpp"
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #ifndef QUOCT_BENCH_DATA_DIR
 #define QUOCT_BENCH_DATA_DIR "data"
@@ -214,6 +219,14 @@ void add_context() {
 
 int main(int argc, char** argv) {
     using namespace quoct_bench;
+#if defined(__GLIBC__)
+    // Builds are timed in steady state: memory freed by one build is reused by the next,
+    // never handed back to the kernel and faulted in again. Otherwise glibc's adaptive mmap
+    // threshold decides, differently from one workload to the next, whether a build pays for
+    // page faults (half its time at 1M points), and the ratios would measure the allocator.
+    mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
+    mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
+#endif
     std::vector<char*> args = parse_options(argc, argv);
     register_workload<3>(workload_id::uniform3d);
     register_workload<3>(workload_id::clustered3d);
