@@ -202,6 +202,7 @@ inline double distance(const lonlat& a, const lonlat& b) {
 /// A static index of locations on the Earth for exact radius (within), lon/lat box and
 /// k-nearest queries. Built once from lon/lat points in degrees; a point's id is its
 /// position in the input. Id is the unsigned integer id type, as for quoct::orthtree.
+/// An empty index answers every query with nothing; duplicate points are all reported.
 ///
 /// Queries are const and safe to run concurrently from any number of threads.
 template <class Id = std::uint32_t>
