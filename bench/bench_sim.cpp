@@ -16,10 +16,13 @@
 //   rebuild/*   the rebuild alone: orthtree build, dynamic_orthtree::rebuild, cell sort.
 //   dynamic/*   move 1% of the particles (a fresh random 1% each iteration, so automatic
 //               rebuilds are paid for in the average) and answer 1000 ball queries, against
-//               rebuilding an orthtree from scratch and answering the same queries.
+//               rebuilding an orthtree from scratch and answering the same queries;
+//               dynamic_move_1pct_fresh starts each iteration from a fresh snapshot
+//               (untimed), the cost of one step when no automatic rebuild falls due.
 //
 // Items/s are particles per second for step/lists/rebuild, queries per second for
-// dynamic. QUOCT_BENCH_SMOKE=1 (or --smoke) runs on 20k particles for a quick check.
+// dynamic. QUOCT_BENCH_SMOKE=1 (or --smoke) runs on 20k particles for a quick check;
+// QUOCT_BENCH_N=<n> picks another size.
 #include <benchmark/benchmark.h>
 #include <nanoflann.hpp>
 
@@ -56,6 +59,7 @@ setup& data() {
         setup s;
         const char* smoke = std::getenv("QUOCT_BENCH_SMOKE");
         if (smoke && *smoke && std::strcmp(smoke, "0") != 0) s.n = 20000;
+        if (const char* n = std::getenv("QUOCT_BENCH_N")) s.n = std::max<std::size_t>(1000, std::strtoull(n, nullptr, 10));
         // n * (4/3) pi r^3 = neighbours in the unit cube.
         s.r = std::cbrt(s.neighbours / (4.0 / 3.0 * M_PI * static_cast<double>(s.n)));
         std::mt19937_64 rng(2024);
@@ -381,6 +385,34 @@ void dynamic_move_1pct(benchmark::State& state) {
     state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * dynamic_queries));
 }
 
+// The same from a fresh snapshot each time: the cost of one step, no rebuild due yet.
+void dynamic_move_1pct_fresh(benchmark::State& state) {
+    auto& s = data();
+    quoct::dynamic_octree<T> index(s.points);
+    const auto queries = query_balls();
+    std::mt19937_64 rng(5);
+    std::uniform_int_distribution<std::uint32_t> pick(0, static_cast<std::uint32_t>(s.n - 1));
+    std::vector<std::uint32_t> out;
+    std::size_t found = 0;
+    for (auto _ : state) {
+        state.PauseTiming();
+        index.rebuild();
+        state.ResumeTiming();
+        for (std::size_t m = 0; m < s.n / 100; ++m) {
+            const std::uint32_t id = pick(rng);
+            pt p = index.point(id);
+            for (std::size_t a = 0; a < D; ++a) p[a] += s.kicks[id][a];
+            index.move(id, p);
+        }
+        for (const auto& q : queries) {
+            index.query(q, out);
+            found += out.size();
+        }
+    }
+    benchmark::DoNotOptimize(found);
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * dynamic_queries));
+}
+
 void dynamic_full_rebuild(benchmark::State& state) {
     auto& s = data();
     std::vector<pt> pts = s.points;
@@ -412,6 +444,7 @@ BENCHMARK(rebuild_dynamic)->Unit(benchmark::kMillisecond);
 BENCHMARK(rebuild_cell_list)->Unit(benchmark::kMillisecond);
 BENCHMARK(rebuild_nanoflann)->Unit(benchmark::kMillisecond);
 BENCHMARK(dynamic_move_1pct)->Unit(benchmark::kMillisecond);
+BENCHMARK(dynamic_move_1pct_fresh)->Unit(benchmark::kMillisecond);
 BENCHMARK(dynamic_full_rebuild)->Unit(benchmark::kMillisecond);
 
 int main(int argc, char** argv) {

@@ -11,6 +11,7 @@
 //   radius, count and box are sized for about 256 results, radius also comes as radius32.
 #include <quoct/quoct.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -46,8 +47,20 @@ int main(int argc, char** argv) {
     std::vector<point<3>> centers(queries);
     for (auto& c : centers) c = pts[pick.index(n)];
 
+    enum class kind { build, radius, count, box, nearest } what;
+    if (op == "build") what = kind::build;
+    else if (op == "radius" || op == "radius32") what = kind::radius;
+    else if (op == "count") what = kind::count;
+    else if (op == "box") what = kind::box;
+    else if (op == "knn1" || op == "knn10") what = kind::nearest;
+    else {
+        std::fprintf(stderr, "unknown operation %s\n", op.c_str());
+        return 2;
+    }
+    const std::size_t k = op == "knn1" ? 1 : 10;
+
     std::size_t total = 0;
-    if (op == "build") {
+    if (what == kind::build) {
         QUOCT_PROFILE_START();
         for (std::size_t i = 0; i < std::max<std::size_t>(queries / 10000, 1); ++i)
             total += quoct::orthtree<double, 3>(pts).node_count();
@@ -58,22 +71,22 @@ int main(int argc, char** argv) {
         std::vector<quoct::neighbor<double, std::uint32_t>> near;
         QUOCT_PROFILE_START();
         for (const auto& c : centers) {
-            if (op == "radius" || op == "radius32") {
-                tree.query(quoct::ball<double, 3>{c, r}, ids);
-                total += ids.size();
-            } else if (op == "count") {
-                total += tree.count(quoct::ball<double, 3>{c, r});
-            } else if (op == "box") {
-                quoct::box<double, 3> b{c, c};
-                for (std::size_t a = 0; a < 3; ++a) b.lo[a] -= half, b.hi[a] += half;
-                tree.query(b, ids);
-                total += ids.size();
-            } else if (op == "knn1" || op == "knn10") {
-                tree.nearest(c, op == "knn1" ? 1 : 10, near);
-                total += near.size();
-            } else {
-                std::fprintf(stderr, "unknown operation %s\n", op.c_str());
-                return 2;
+            switch (what) {
+                case kind::radius:
+                    tree.query(quoct::ball<double, 3>{c, r}, ids);
+                    total += ids.size();
+                    break;
+                case kind::count: total += tree.count(quoct::ball<double, 3>{c, r}); break;
+                case kind::box: {
+                    quoct::box<double, 3> b{c, c};
+                    for (std::size_t a = 0; a < 3; ++a) b.lo[a] -= half, b.hi[a] += half;
+                    tree.query(b, ids);
+                    total += ids.size();
+                    break;
+                }
+                default:
+                    tree.nearest(c, k, near);
+                    total += near.size();
             }
         }
         QUOCT_PROFILE_STOP();
