@@ -7,7 +7,7 @@
 // erased or moved away are marked dead in a bitmap and skipped by queries. Every mutating
 // call keeps the parts in shape: the side tree is rebuilt (from side tree + tail) when the
 // tail outgrows max(options.tail_limit, side tree / 4), and everything is rebuilt into a
-// new snapshot when the side part plus the dead entries exceed
+// new snapshot when the side part (or the dead snapshot entries, if more) exceeds
 // options.rebuild_fraction of the live points. Queries never rebuild anything: they are
 // const, touch no mutable state, and may run from any number of threads at once as long
 // as no thread mutates the index meanwhile.
@@ -39,8 +39,8 @@ namespace quoct {
 struct dynamic_options {
     /// Options for the snapshot and side trees.
     build_options tree{};
-    /// Rebuild the snapshot when the points outside it plus its dead entries exceed this
-    /// fraction of the live points. Must be in (0, 1].
+    /// Rebuild the snapshot when pending() (points outside it, or its dead entries,
+    /// whichever are more) exceeds this fraction of the live points. Must be in (0, 1].
     double rebuild_fraction = 1.0 / 16;
     /// The flat tail of recent changes is folded into the side tree once it holds more
     /// than max(tail_limit, side tree size / 4) points. At least 1.
@@ -150,9 +150,10 @@ public:
         check_live(id);
         return points_[id];
     }
-    /// Live points held outside the snapshot plus dead snapshot entries: the work a
-    /// rebuild() would fold in. For tuning and tests.
-    std::size_t pending() const noexcept { return side_.live() + tail_.size() + snap_.dead_count; }
+    /// How far the index has drifted from its snapshot: the larger of the number of live
+    /// points held outside it and the number of its dead entries (a moved point counts in
+    /// both, so once). 0 right after rebuild(). For tuning and tests.
+    std::size_t pending() const noexcept { return std::max(side_.live() + tail_.size(), snap_.dead_count); }
 
     // --- mutation (not thread-safe: no other call may run meanwhile) -----------------------
 
@@ -168,6 +169,7 @@ public:
         where_.push_back(in_tail);
         slot_.push_back(static_cast<Id>(tail_.size()));
         tail_.push_back(id);
+        tail_points_.push_back(p);
         ++live_;
         maintain();
         return id;
@@ -192,6 +194,7 @@ public:
         detail::check_point(p, "moved-to point");
         if (where_[id] == in_tail) {
             points_[id] = p;
+            tail_points_[slot_[id]] = p;
             return;
         }
         reserve_one();
@@ -200,6 +203,7 @@ public:
         where_[id] = in_tail;
         slot_[id] = static_cast<Id>(tail_.size());
         tail_.push_back(id);
+        tail_points_.push_back(p);
         maintain();
     }
 
@@ -215,6 +219,7 @@ public:
         snap_ = std::move(fresh);
         side_ = part{};
         tail_.clear();
+        tail_points_.clear();
         for (std::size_t i = 0; i < which.size(); ++i) {
             where_[which[i]] = at_snapshot;
             slot_[which[i]] = static_cast<Id>(i);
@@ -316,7 +321,8 @@ public:
         out.clear();
         nearest_in(snap_, p, k, out);
         nearest_in(side_, p, k, out);
-        for (Id id : tail_) out.push_back(neighbor_type{id, distance_sq(points_[id], p)});
+        for (std::size_t i = 0; i < tail_.size(); ++i)
+            out.push_back(neighbor_type{tail_[i], distance_sq(tail_points_[i], p)});
         std::sort(out.begin(), out.end(), [](const neighbor_type& x, const neighbor_type& y) {
             return x.distance_sq < y.distance_sq || (x.distance_sq == y.distance_sq && x.id < y.id);
         });
@@ -358,6 +364,7 @@ private:
         grow(where_);
         grow(slot_);
         grow(tail_);
+        grow(tail_points_);
     }
 
     // Takes id out of whichever part holds it (the caller sets where_[id]).
@@ -369,8 +376,10 @@ private:
             case in_tail: {
                 const Id last = tail_.back();
                 tail_[s] = last;
+                tail_points_[s] = tail_points_.back();
                 slot_[last] = s;
                 tail_.pop_back();
+                tail_points_.pop_back();
                 break;
             }
             default: break;
@@ -391,6 +400,7 @@ private:
         part fresh = part::make(which, points_, options_.tree);
         side_ = std::move(fresh);
         tail_.clear();
+        tail_points_.clear();
         for (std::size_t i = 0; i < which.size(); ++i) {
             where_[which[i]] = in_side;
             slot_[which[i]] = static_cast<Id>(i);
@@ -409,9 +419,9 @@ private:
             });
             if (!went_on) return false;
         }
-        for (Id id : tail_) {
-            const point_type& p = points_[id];
-            if (test(p) && !detail::sim::go_on(f, id, p)) return false;
+        for (std::size_t i = 0; i < tail_.size(); ++i) {
+            const point_type& p = tail_points_[i];
+            if (test(p) && !detail::sim::go_on(f, tail_[i], p)) return false;
         }
         return true;
     }
@@ -428,8 +438,8 @@ private:
         tree_visit(side_.tree, [&](Id pos, const point_type&) {
             if (!side_.is_dead(pos)) out.push_back(side_.id_of(pos));
         });
-        for (Id id : tail_)
-            if (test(points_[id])) out.push_back(id);
+        for (std::size_t i = 0; i < tail_.size(); ++i)
+            if (test(tail_points_[i])) out.push_back(tail_[i]);
     }
 
     template <class TreeCount, class TreeVisit, class Test>
@@ -443,7 +453,7 @@ private:
                 tree_visit(pp.tree, [&](Id pos, const point_type&) { n += pp.is_dead(pos) ? 0u : 1u; });
             }
         }
-        for (Id id : tail_) n += test(points_[id]) ? 1u : 0u;
+        for (const point_type& p : tail_points_) n += test(p) ? 1u : 0u;
         return n;
     }
 
@@ -476,7 +486,8 @@ private:
     std::vector<Id> slot_;              // by id: position in the snapshot, side tree or tail
     part snap_;
     part side_;
-    std::vector<Id> tail_;  // ids of the points changed since the side tree was built
+    std::vector<Id> tail_;                   // ids of the points changed since the side tree was built
+    std::vector<point_type> tail_points_;  // and their points, contiguous for the scan
     std::size_t live_ = 0;
 };
 

@@ -15,6 +15,7 @@
 
 #include "detail/sim.hpp"
 #include "geometry.hpp"
+#include "orthtree.hpp"
 
 namespace quoct {
 

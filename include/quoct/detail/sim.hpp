@@ -190,25 +190,38 @@ struct euclidean_metric {
     /// The signed per-axis difference whose square distance_sq sums.
     T axis_distance(std::size_t, T x, T y) const noexcept { return x - y; }
 
-    /// Visits (id, point) for a superset of the points within distance r of the box
-    /// region under distance_sq (by a conservative margin: a point whose distance_sq to
-    /// some point of the region is <= r*r is always visited).
+    /// Visits (id, point) for a superset of the points q with distance_sq(p, q) <= r * r
+    /// for some point p of the box `region` (exactly: distance_sq(q, region) <= r * r).
     template <class Index, class F>
     bool visit_near(const Index& index, const box<T, D>& region, T r, F&& f) const {
-        const T m = margin(r);
-        box<T, D> b;
-        for (std::size_t a = 0; a < D; ++a) {
-            b.lo[a] = std::nextafter(region.lo[a] - m, -std::numeric_limits<T>::infinity());
-            b.hi[a] = std::nextafter(region.hi[a] + m, std::numeric_limits<T>::infinity());
-        }
-        return index.visit(b, f);
+        return index.visit_shape(near_box{region, r * r}, f);
     }
 
-    /// r widened past the rounding of distance_sq: if fl(d*d) <= fl(r*r) then |d| <= r by
-    /// a relative error of a few ulps, far inside 16 epsilon.
-    static T margin(T r) noexcept {
-        return r * (1 + 16 * std::numeric_limits<T>::epsilon()) + std::numeric_limits<T>::min();
-    }
+    /// The points within distance r of a box. Every point q with distance_sq(q, p) <= r^2
+    /// for some p in the box passes contains(q): on each axis the gap from q to the box is
+    /// no larger than |q - p| and rounding is monotone (the argument of geometry.hpp).
+    struct near_box {
+        box<T, D> region;
+        T radius_sq;
+
+        relation classify(const box<T, D>& b) const noexcept {
+            T near = 0, far = 0;
+            for (std::size_t a = 0; a < D; ++a) {
+                T g = 0;  // the smallest gap from a point of b to region on this axis
+                if (b.hi[a] < region.lo[a]) g = region.lo[a] - b.hi[a];
+                else if (b.lo[a] > region.hi[a]) g = b.lo[a] - region.hi[a];
+                near += g * g;
+                // the largest: from b's farthest face beyond region's (0 when inside it)
+                const T below = region.lo[a] - b.lo[a], above = b.hi[a] - region.hi[a];
+                T h = below > above ? below : above;
+                h = h > 0 ? h : T(0);
+                far += h * h;
+            }
+            if (near > radius_sq) return relation::outside;
+            return far <= radius_sq ? relation::inside : relation::partial;
+        }
+        bool contains(const point<T, D>& q) const noexcept { return quoct::distance_sq(q, region) <= radius_sq; }
+    };
 };
 
 /// The metric of an index: its metric() if it has one (periodic indexes), else Euclidean.
