@@ -1,0 +1,341 @@
+// quoct: periodic domains. A box [0, L_0) x ... x [0, L_{D-1}) whose axes wrap (a torus,
+// like scipy's cKDTree(boxsize=...)), and an index over it whose radius queries, counts
+// and pair searches (quoct/pairs.hpp) use the minimum-image distance, so neighbours are
+// found across the wrap. Optional header; standard library only.
+//
+// The minimum-image distance is defined once, per axis, as
+//     d = |p - q|;  if the axis wraps: d = min(d, L - d)
+// evaluated in T exactly as written, and distance_sq sums d * d over axes 0..D-1 in order,
+// as the core's distance_sq does. Every query here answers exactly by that predicate:
+// the pruning shapes only ever bound it from the safe side (see periodic_ball_query).
+// Each point counts once (its nearest image), whatever the radius.
+#ifndef QUOCT_PERIODIC_HPP
+#define QUOCT_PERIODIC_HPP
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <iterator>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "detail/sim.hpp"
+#include "detail/validate.hpp"
+#include "geometry.hpp"
+#include "orthtree.hpp"
+
+namespace quoct {
+
+/// The domain: axis a wraps with period length[a] when length[a] > 0, and is an ordinary
+/// open axis when length[a] == 0 (so a slab or a channel is a domain too).
+template <class T, std::size_t D>
+struct periodic_domain {
+    std::array<T, D> length{};
+
+    /// True when axis a wraps.
+    bool wraps(std::size_t a) const noexcept { return length[a] > 0; }
+
+    /// The minimum-image distance along axis a between coordinates x and y (>= 0), for x
+    /// and y inside the domain.
+    T axis_distance(std::size_t a, T x, T y) const noexcept {
+        T d = std::abs(x - y);
+        if (wraps(a)) {
+            const T w = length[a] - d;
+            d = w < d ? w : d;
+        }
+        return d;
+    }
+
+    /// Squared minimum-image distance: the one predicate every periodic query agrees with.
+    T distance_sq(const point<T, D>& p, const point<T, D>& q) const noexcept {
+        T s = 0;
+        for (std::size_t a = 0; a < D; ++a) {
+            const T d = axis_distance(a, p[a], q[a]);
+            s += d * d;
+        }
+        return s;
+    }
+
+    /// True when p is finite and 0 <= p[a] < length[a] on every wrapping axis.
+    bool contains(const point<T, D>& p) const noexcept {
+        if (!is_finite(p)) return false;
+        for (std::size_t a = 0; a < D; ++a)
+            if (wraps(a) && !(p[a] >= 0 && p[a] < length[a])) return false;
+        return true;
+    }
+
+    /// p moved by whole periods into [0, length) on every wrapping axis (a coordinate that
+    /// rounds to length itself becomes 0). p must be finite.
+    point<T, D> wrap(point<T, D> p) const noexcept {
+        for (std::size_t a = 0; a < D; ++a) {
+            if (!wraps(a)) continue;
+            T x = p[a] - length[a] * std::floor(p[a] / length[a]);
+            if (!(x >= 0)) x = 0;
+            if (x >= length[a]) x = 0;
+            p[a] = x;
+        }
+        return p;
+    }
+
+    /// Throws std::invalid_argument unless every length is finite and >= 0.
+    void validate() const {
+        for (std::size_t a = 0; a < D; ++a)
+            if (!(length[a] >= 0) || !std::isfinite(length[a]))
+                throw std::invalid_argument("quoct: periodic_domain length on axis " + std::to_string(a) +
+                                            " must be finite and >= 0");
+    }
+    /// Throws std::invalid_argument (saying `what`) unless contains(p).
+    void check(const point<T, D>& p, const char* what) const {
+        if (!contains(p))
+            throw std::invalid_argument(std::string("quoct: ") + what +
+                                        " is outside the periodic domain [0, L) or not finite");
+    }
+};
+
+/// A closed ball under the minimum-image distance, as a shape for query_shape /
+/// visit_shape / count_shape. contains(p) is domain.distance_sq(p, center) <= radius_sq.
+///
+/// classify bounds that from both sides per axis, for p in the box [lo, hi] (inside the
+/// domain). With g = the direct gap from the centre to [lo, hi] and f = the larger of
+/// |lo - c| and |hi - c| (both as rounded), every p has g <= |p - c| <= f as rounded,
+/// since rounding is monotone; so on a wrapping axis min(g, L - f) <= d(p) and
+/// d(p) <= min(f, L - g), and squares and the sum in axis order keep the order. So
+/// outside and inside are never claimed wrongly (the argument of geometry.hpp).
+template <class T, std::size_t D>
+struct periodic_ball_query {
+    periodic_domain<T, D> domain;
+    point<T, D> center;
+    T radius_sq;
+
+    relation classify(const box<T, D>& b) const noexcept {
+        T near = 0, far = 0;
+        for (std::size_t a = 0; a < D; ++a) {
+            const T c = center[a];
+            T g = 0;
+            if (c < b.lo[a]) g = b.lo[a] - c;
+            else if (c > b.hi[a]) g = c - b.hi[a];
+            const T x = std::abs(b.lo[a] - c), y = std::abs(b.hi[a] - c);
+            T f = x > y ? x : y;
+            if (domain.wraps(a)) {
+                const T wg = domain.length[a] - f, wf = domain.length[a] - g;
+                g = wg < g ? wg : g;
+                f = wf < f ? wf : f;
+            }
+            near += g * g;
+            far += f * f;
+        }
+        if (near > radius_sq) return relation::outside;
+        return far <= radius_sq ? relation::inside : relation::partial;
+    }
+    bool contains(const point<T, D>& p) const noexcept { return domain.distance_sq(p, center) <= radius_sq; }
+};
+
+namespace detail {
+namespace sim {
+
+/// The points within minimum-image distance r of a box inside the domain: a superset of
+/// the points q with distance_sq(p, q) <= r^2 for some p in the box (per axis, the gap
+/// from q to [lo, hi] is min(direct gap, L - farther end), each no larger than the
+/// corresponding term for any p of the box, by monotone rounding).
+template <class T, std::size_t D>
+struct periodic_near_box {
+    periodic_domain<T, D> domain;
+    box<T, D> region;
+    T radius_sq;
+
+    T gap(std::size_t a, T q) const noexcept {
+        T g = 0;
+        if (q < region.lo[a]) g = region.lo[a] - q;
+        else if (q > region.hi[a]) g = q - region.hi[a];
+        if (domain.wraps(a)) {
+            const T x = std::abs(q - region.lo[a]), y = std::abs(q - region.hi[a]);
+            const T w = domain.length[a] - (x > y ? x : y);
+            g = w < g ? w : g;
+        }
+        return g;
+    }
+    relation classify(const box<T, D>& b) const noexcept {
+        T near = 0, far = 0;
+        for (std::size_t a = 0; a < D; ++a) {
+            T g = 0;
+            if (b.hi[a] < region.lo[a]) g = region.lo[a] - b.hi[a];
+            else if (b.lo[a] > region.hi[a]) g = b.lo[a] - region.hi[a];
+            if (domain.wraps(a)) {
+                T f = 0;
+                for (T q : {b.lo[a], b.hi[a]})
+                    for (T e : {region.lo[a], region.hi[a]}) {
+                        const T d = std::abs(q - e);
+                        f = d > f ? d : f;
+                    }
+                const T w = domain.length[a] - f;
+                g = w < g ? w : g;
+            }
+            near += g * g;
+            const T below = region.lo[a] - b.lo[a], above = b.hi[a] - region.hi[a];
+            T h = below > above ? below : above;
+            h = h > 0 ? h : T(0);
+            far += h * h;
+        }
+        if (near > radius_sq) return relation::outside;
+        return far <= radius_sq ? relation::inside : relation::partial;
+    }
+    bool contains(const point<T, D>& q) const noexcept {
+        T s = 0;
+        for (std::size_t a = 0; a < D; ++a) {
+            const T g = gap(a, q[a]);
+            s += g * g;
+        }
+        return s <= radius_sq;
+    }
+};
+
+/// The pair searches' view of a periodic index.
+template <class T, std::size_t D>
+struct periodic_metric {
+    periodic_domain<T, D> domain;
+
+    T distance_sq(const point<T, D>& a, const point<T, D>& b) const noexcept { return domain.distance_sq(a, b); }
+    T axis_distance(std::size_t a, T x, T y) const noexcept { return domain.axis_distance(a, x, y); }
+    template <class Index, class F>
+    bool visit_near(const Index& index, const box<T, D>& region, T r, F&& f) const {
+        return index.visit_shape(periodic_near_box<T, D>{domain, region, r * r}, f);
+    }
+};
+
+}  // namespace sim
+}  // namespace detail
+
+/// An index over a periodic domain. Index is the index underneath: quoct::orthtree (built
+/// once) or quoct::dynamic_orthtree (insert / erase / move, forwarded after the domain
+/// check). Every point must lie in the domain: 0 <= x < L on each wrapping axis (use
+/// domain().wrap(p) first); points outside are rejected with std::invalid_argument.
+/// Queries are const and thread-safe as the underlying index's are. Ball queries, counts
+/// and pair searches use the minimum-image distance; for box queries and nearest use
+/// base(), which knows nothing of the wrap.
+template <class Index>
+class periodic_index {
+public:
+    using scalar_type = typename Index::scalar_type;
+    using id_type = typename Index::id_type;
+    static constexpr std::size_t dimension = Index::dimension;
+    using point_type = quoct::point<scalar_type, dimension>;
+    using box_type = quoct::box<scalar_type, dimension>;
+    using ball_type = quoct::ball<scalar_type, dimension>;
+    using domain_type = periodic_domain<scalar_type, dimension>;
+
+private:
+    using T = scalar_type;
+    using Id = id_type;
+    static constexpr std::size_t D = dimension;
+
+public:
+
+    /// An empty index over the domain. Throws std::invalid_argument for a bad domain.
+    explicit periodic_index(const domain_type& domain) : domain_(checked(domain)) {}
+
+    /// Indexes n points (ids 0..n-1); extra arguments go to Index's constructor (build or
+    /// dynamic options). Throws std::invalid_argument for a bad domain or a point outside
+    /// it (naming the first such point).
+    template <class... Args>
+    periodic_index(const domain_type& domain, const point_type* points, std::size_t n, Args&&... args)
+        : domain_(checked(domain)), base_(check_all(domain, points, n), n, std::forward<Args>(args)...) {}
+
+    /// As above, for a contiguous range of points.
+    template <class Range, class... Args,
+              class = std::enable_if_t<std::is_convertible<decltype(std::data(std::declval<const Range&>())),
+                                                           const point_type*>::value>>
+    periodic_index(const domain_type& domain, const Range& points, Args&&... args)
+        : periodic_index(domain, std::data(points), std::size(points), std::forward<Args>(args)...) {}
+
+    /// The domain.
+    const domain_type& domain() const noexcept { return domain_; }
+    /// The index underneath (plain coordinates: its queries do not wrap).
+    const Index& base() const noexcept { return base_; }
+    /// For the pair searches: the minimum-image metric.
+    detail::sim::periodic_metric<T, D> metric() const noexcept { return {domain_}; }
+    /// Number of points.
+    std::size_t size() const noexcept { return base_.size(); }
+    /// True when there are none.
+    bool empty() const noexcept { return base_.empty(); }
+    /// Every id is below this.
+    std::size_t id_bound() const noexcept { return detail::sim::id_bound(base_); }
+
+    /// Clears `out`, then fills it with the ids of the points within minimum-image distance
+    /// s.radius of s.center, in no particular order. Throws std::invalid_argument for a
+    /// centre outside the domain or a NaN or negative radius (infinite: every point).
+    void query(const ball_type& s, std::vector<Id>& out) const { base_.query_shape(shape(s), out); }
+    /// As query(s, out), returning the ids.
+    std::vector<Id> query(const ball_type& s) const {
+        std::vector<Id> out;
+        query(s, out);
+        return out;
+    }
+    /// Number of points within minimum-image distance s.radius of s.center. Throws as query.
+    std::size_t count(const ball_type& s) const { return base_.count_shape(shape(s)); }
+    /// Calls f(id, point) for each point within minimum-image distance s.radius of
+    /// s.center; f returning false stops (then returns false). Throws as query.
+    template <class F>
+    bool visit(const ball_type& s, F&& f) const {
+        return base_.visit_shape(shape(s), f);
+    }
+    /// Advanced: a shape of your own over the stored (unwrapped) coordinates.
+    template <class Shape, class F>
+    bool visit_shape(const Shape& s, F&& f) const {
+        return base_.visit_shape(s, f);
+    }
+
+    // --- mutation, when Index is a dynamic_orthtree (not thread-safe) -------------------
+
+    /// Adds a point (which must be in the domain) and returns its id. Throws
+    /// std::invalid_argument outside the domain; the index is then unchanged.
+    Id insert(const point_type& p) {
+        domain_.check(p, "inserted point");
+        return base_.insert(p);
+    }
+    /// Removes a point; false if the id is not live.
+    bool erase(Id id) { return base_.erase(id); }
+    /// Moves a point to p (in the domain). Throws std::out_of_range for an id that is not
+    /// live and std::invalid_argument outside the domain; the index is then unchanged.
+    void move(Id id, const point_type& p) {
+        if (!base_.contains(id)) throw std::out_of_range("quoct: id " + std::to_string(id) + " is not a live point");
+        domain_.check(p, "moved-to point");
+        base_.move(id, p);
+    }
+    /// True when id names a live point.
+    bool contains(Id id) const { return base_.contains(id); }
+    /// The point with this id. Throws std::out_of_range if it is not live.
+    const point_type& point(Id id) const { return base_.point(id); }
+
+private:
+    static const domain_type& checked(const domain_type& d) {
+        d.validate();
+        return d;
+    }
+    static const point_type* check_all(const domain_type& d, const point_type* p, std::size_t n) {
+        for (std::size_t i = 0; i < n; ++i)
+            if (!d.contains(p[i]))
+                throw std::invalid_argument("quoct: point " + std::to_string(i) +
+                                            " is outside the periodic domain [0, L) or not finite");
+        return p;
+    }
+    periodic_ball_query<T, D> shape(const ball_type& s) const {
+        detail::check_radius(s.radius, "ball");
+        domain_.check(s.center, "ball centre");
+        return {domain_, s.center, s.radius * s.radius};
+    }
+
+    domain_type domain_;
+    Index base_;
+};
+
+/// A periodic index built once: periodic_index over quoct::orthtree.
+template <class T, std::size_t D, class Id = std::uint32_t>
+using periodic_orthtree = periodic_index<orthtree<T, D, Id>>;
+
+}  // namespace quoct
+
+#endif  // QUOCT_PERIODIC_HPP

@@ -1,0 +1,198 @@
+// Periodic domains: minimum-image queries and pair searches against brute force, with
+// points on the wrap boundary and radii that hit lattice points exactly across it.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include <quoct/dynamic.hpp>
+#include <quoct/pairs.hpp>
+#include <quoct/periodic.hpp>
+
+#include "test_sim_common.hpp"
+
+namespace {
+
+template <class T, std::size_t D>
+std::vector<std::uint32_t> brute(const quoct::periodic_domain<T, D>& dom, const std::vector<quoct::point<T, D>>& pts,
+                                 const quoct::point<T, D>& c, T r) {
+    std::vector<std::uint32_t> out;
+    for (std::uint32_t i = 0; i < pts.size(); ++i)
+        if (dom.distance_sq(pts[i], c) <= r * r) out.push_back(i);
+    return out;
+}
+
+// Integer minimum-image distance squared, computed without floating point.
+template <class T, std::size_t D>
+long lattice_distance_sq(const quoct::point<T, D>& p, const quoct::point<T, D>& q, long L) {
+    long s = 0;
+    for (std::size_t a = 0; a < D; ++a) {
+        long d = std::labs(static_cast<long>(p[a]) - static_cast<long>(q[a])) % L;
+        d = std::min(d, L - d);
+        s += d * d;
+    }
+    return s;
+}
+
+template <class T, std::size_t D>
+quoct::periodic_domain<T, D> cube(T L) {
+    quoct::periodic_domain<T, D> d;
+    d.length.fill(L);
+    return d;
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("periodic ball queries match brute force", "[sim][periodic]", SIM_SPACES) {
+    using T = typename TestType::scalar;
+    constexpr std::size_t D = TestType::dim;
+    std::mt19937_64 rng(3);
+    const T L = T(2.5);
+    for (int open_axis = 0; open_axis < 2; ++open_axis) {
+        auto dom = cube<T, D>(L);
+        if (open_axis) dom.length[D - 1] = 0;  // a slab: the last axis does not wrap
+        std::vector<quoct::point<T, D>> pts(800);
+        for (auto& p : pts) p = dom.wrap(sim_test::random_point<T, D>(rng, T(-1), T(4)));
+        // Points on the wrap boundary: exactly 0 and the largest value below L.
+        pts[0].coords[0] = 0;
+        pts[1] = pts[0];
+        pts[1].coords[0] = std::nextafter(L, T(0));
+        quoct::periodic_orthtree<T, D> index(dom, pts);
+        for (int q = 0; q < 60; ++q) {
+            auto c = dom.wrap(sim_test::random_point<T, D>(rng, T(0), L));
+            if (q % 10 == 0) c = pts[static_cast<std::size_t>(q) % pts.size()];
+            const T r = static_cast<T>(0.05 + 0.6 * (q % 5));
+            const auto expect = brute(dom, pts, c, r);
+            CHECK(sim_test::sorted(index.query({c, r})) == expect);
+            CHECK(index.count({c, r}) == expect.size());
+            std::vector<std::uint32_t> seen;
+            index.visit({c, r}, [&](std::uint32_t id, const quoct::point<T, D>&) { seen.push_back(id); });
+            CHECK(sim_test::sorted(seen) == expect);
+        }
+        // Across the wrap: a point at 0 sees the point just below L, and the other way.
+        const auto near = index.query({pts[0], T(0.001)});
+        CHECK(std::find(near.begin(), near.end(), 1u) != near.end());
+        const auto back = index.query({pts[1], T(0.001)});
+        CHECK(std::find(back.begin(), back.end(), 0u) != back.end());
+    }
+}
+
+TEMPLATE_TEST_CASE("periodic lattice: exact radii across the wrap", "[sim][periodic]", SIM_SPACES) {
+    using T = typename TestType::scalar;
+    constexpr std::size_t D = TestType::dim;
+    const long L = 6;
+    const auto dom = cube<T, D>(T(L));
+    std::vector<quoct::point<T, D>> pts;
+    // The whole lattice {0..L-1}^D: every radius sqrt(k) hits points exactly, across the wrap too.
+    std::size_t total = 1;
+    for (std::size_t a = 0; a < D; ++a) total *= static_cast<std::size_t>(L);
+    for (std::size_t i = 0; i < total; ++i) {
+        quoct::point<T, D> p;
+        std::size_t v = i;
+        for (std::size_t a = 0; a < D; ++a) {
+            p[a] = static_cast<T>(v % static_cast<std::size_t>(L));
+            v /= static_cast<std::size_t>(L);
+        }
+        pts.push_back(p);
+    }
+    quoct::periodic_orthtree<T, D> index(dom, pts);
+    for (long k2 : {0L, 1L, 2L, 3L, 4L, 5L, 9L}) {
+        const T r = std::sqrt(static_cast<T>(k2));
+        if (r * r != static_cast<T>(k2)) continue;  // only radii whose square is exact
+        for (std::size_t ci : {std::size_t{0}, total - 1, total / 2}) {
+            std::vector<std::uint32_t> expect;
+            for (std::uint32_t i = 0; i < pts.size(); ++i)
+                if (lattice_distance_sq(pts[i], pts[ci], L) <= k2) expect.push_back(i);
+            CHECK(sim_test::sorted(index.query({pts[ci], r})) == expect);
+            CHECK(index.count({pts[ci], r}) == expect.size());
+        }
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> expect_pairs;
+        for (std::uint32_t i = 0; i < pts.size(); ++i)
+            for (std::uint32_t j = i + 1; j < pts.size(); ++j)
+                if (lattice_distance_sq(pts[i], pts[j], L) <= k2) expect_pairs.emplace_back(i, j);
+        CHECK(quoct::pairs_within(index, r, 2) == expect_pairs);
+    }
+    // Radius 1 from the corner 0 reaches L-1 on every axis (2D neighbours wrap around).
+    const auto around = index.query({pts[0], T(1)});
+    CHECK(around.size() == 2 * D + 1);
+}
+
+TEMPLATE_TEST_CASE("periodic pairs and neighbour lists match brute force", "[sim][periodic]", SIM_SPACES) {
+    using T = typename TestType::scalar;
+    constexpr std::size_t D = TestType::dim;
+    std::mt19937_64 rng(21);
+    const auto dom = cube<T, D>(T(1));
+    std::vector<quoct::point<T, D>> pts(600);
+    for (auto& p : pts) p = dom.wrap(sim_test::random_point<T, D>(rng, T(0), T(1)));
+    quoct::periodic_orthtree<T, D> index(dom, pts);
+    for (T r : {T(0.02), T(0.12), T(0.6)}) {
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> expect;
+        for (std::uint32_t i = 0; i < pts.size(); ++i)
+            for (std::uint32_t j = i + 1; j < pts.size(); ++j)
+                if (dom.distance_sq(pts[i], pts[j]) <= r * r) expect.emplace_back(i, j);
+        CHECK(quoct::pairs_within(index, r) == expect);
+        CHECK(quoct::pairs_within(index, r, 3) == expect);
+        std::size_t calls = 0;
+        quoct::for_each_pair_within(index, r, [&](std::uint32_t i, std::uint32_t j, T d2) {
+            CHECK(d2 == dom.distance_sq(pts[i], pts[j]));
+            ++calls;
+        });
+        CHECK(calls == expect.size());
+        const auto lists = quoct::neighbor_lists(index, r, 2);
+        std::size_t total = 0;
+        for (std::size_t i = 0; i < lists.rows(); ++i) {
+            CHECK(std::is_sorted(lists.row(i).begin(), lists.row(i).end()));
+            total += lists.row(i).size();
+        }
+        CHECK(total == 2 * expect.size());
+    }
+}
+
+TEMPLATE_TEST_CASE("periodic dynamic index: moves wrap, bad input rejected", "[sim][periodic]", SIM_SPACES) {
+    using T = typename TestType::scalar;
+    constexpr std::size_t D = TestType::dim;
+    std::mt19937_64 rng(8);
+    const auto dom = cube<T, D>(T(3));
+    std::vector<quoct::point<T, D>> pts(300);
+    for (auto& p : pts) p = dom.wrap(sim_test::random_point<T, D>(rng, T(0), T(3)));
+    quoct::periodic_index<quoct::dynamic_orthtree<T, D>> index(dom, pts);
+    for (int step = 0; step < 400; ++step) {
+        const auto id = static_cast<std::uint32_t>(rng() % pts.size());
+        auto p = pts[id];
+        for (std::size_t a = 0; a < D; ++a) p[a] += static_cast<T>(0.3);
+        pts[id] = dom.wrap(p);
+        index.move(id, pts[id]);
+        if (step % 40 == 0) {
+            const auto c = dom.wrap(sim_test::random_point<T, D>(rng, T(0), T(3)));
+            CHECK(sim_test::sorted(index.query({c, T(0.4)})) == brute(dom, pts, c, T(0.4)));
+        }
+    }
+    auto outside = pts[0];
+    outside[0] = T(3);  // == L: outside [0, L)
+    CHECK_THROWS_AS(index.move(0, outside), std::invalid_argument);
+    CHECK_THROWS_AS(index.insert(outside), std::invalid_argument);
+    outside[0] = T(-0.0001);
+    CHECK_THROWS_AS(index.insert(outside), std::invalid_argument);
+    CHECK_THROWS_AS(index.query({outside, T(1)}), std::invalid_argument);
+    CHECK_THROWS_AS(index.query({pts[0], T(-1)}), std::invalid_argument);
+    CHECK_THROWS_AS(index.move(100000, pts[0]), std::out_of_range);
+    CHECK(index.point(0) == pts[0]);
+    CHECK(index.size() == pts.size());
+    std::vector<quoct::point<T, D>> bad(pts);
+    bad[5] = outside;
+    CHECK_THROWS_AS((quoct::periodic_orthtree<T, D>(dom, bad)), std::invalid_argument);
+    auto bad_dom = dom;
+    bad_dom.length[0] = -1;
+    CHECK_THROWS_AS((quoct::periodic_orthtree<T, D>(bad_dom, pts)), std::invalid_argument);
+    // wrap lands in [0, L) even for values that round to L.
+    quoct::point<T, D> tiny;
+    for (std::size_t a = 0; a < D; ++a) tiny[a] = -std::numeric_limits<T>::denorm_min();
+    CHECK(dom.contains(dom.wrap(tiny)));
+}
