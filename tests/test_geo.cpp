@@ -250,7 +250,8 @@ TEST_CASE("geo::index::nearest equals the brute-force order by (distance, id)", 
 
 TEST_CASE("geo::index::nearest orders exact ties by id", "[geo][nearest]") {
     // Exact ties: duplicates, the four points one degree from (0, 0) on the axes (their unit
-    // vectors give the same cross and dot magnitudes), and all points at one pole.
+    // vectors differ from (1, 0, 0) by the same components, in other places), and all points
+    // at one pole.
     const std::vector<lonlat> pts = {{0, 1},  {5, 5}, {1, 0},  {0, 0},  {-1, 0}, {0, -1}, {0, 0},
                                      {0, 90}, {0, 0}, {90, 90}, {-180, 90}, {2, 2}, {0, 1}};
     const geo::index<> ix(pts);
