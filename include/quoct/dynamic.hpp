@@ -110,8 +110,10 @@ public:
     using tree_type = orthtree<T, D, Id>;
     static constexpr std::size_t dimension = D;
 
+    /// An empty index.
+    dynamic_orthtree() = default;
     /// An empty index. Throws std::invalid_argument if the options are out of range.
-    explicit dynamic_orthtree(dynamic_options options = {}) : options_(options) { check_options(); }
+    explicit dynamic_orthtree(dynamic_options options) : options_(options) { check_options(); }
 
     /// Holds n points at `points`; point i gets id i. Throws std::invalid_argument for a
     /// NaN or infinite coordinate or bad options, std::length_error if n does not fit Id.

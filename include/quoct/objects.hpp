@@ -1,0 +1,485 @@
+// quoct: indexes of objects with extent, balls (circles, spheres) or boxes, each with a
+// stable id: queries by ball or box, insert / erase / move / resize, and the broad phase
+// of collision detection (every intersecting pair once). Optional header; standard
+// library only.
+//
+// Design: a loose tree by size classes. An object's extent e is its radius (ball) or its
+// largest half-width (box); objects with e in [2^(k-1), 2^k) form class k, whose centres
+// live in a quoct::dynamic_orthtree. A query looks in each class for centres within the
+// query grown by that class's bound 2^k, then tests each candidate exactly with
+// quoct::intersects (closed sets: touching counts). Big and small objects stay cheap
+// together: a few big ones never inflate the search for the many small ones.
+//
+// Thread-safety: queries are const and may run concurrently; mutations may not run
+// alongside anything else.
+#ifndef QUOCT_OBJECTS_HPP
+#define QUOCT_OBJECTS_HPP
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "detail/sim.hpp"
+#include "detail/validate.hpp"
+#include "dynamic.hpp"
+#include "geometry.hpp"
+#include "parallel.hpp"
+
+namespace quoct {
+namespace detail {
+namespace sim {
+
+template <class Shape>
+struct object_traits;
+
+template <class T, std::size_t D>
+struct object_traits<ball<T, D>> {
+    using scalar = T;
+    static constexpr std::size_t dimension = D;
+    static void check(const ball<T, D>& s) {
+        check_point(s.center, "object ball centre");
+        check_radius(s.radius, "object");
+        if (!std::isfinite(s.radius)) throw std::invalid_argument("quoct: object ball radius is infinite");
+    }
+    static point<T, D> center(const ball<T, D>& s) noexcept { return s.center; }
+    static T extent(const ball<T, D>& s) noexcept { return s.radius; }
+    static ball<T, D> moved_to(const ball<T, D>& s, const point<T, D>& c) noexcept { return {c, s.radius}; }
+};
+
+template <class T, std::size_t D>
+struct object_traits<box<T, D>> {
+    using scalar = T;
+    static constexpr std::size_t dimension = D;
+    static void check(const box<T, D>& b) {
+        check_point(b.lo, "object box corner");
+        check_point(b.hi, "object box corner");
+        check_box(b);
+    }
+    static point<T, D> center(const box<T, D>& b) noexcept {
+        point<T, D> m;
+        for (std::size_t a = 0; a < D; ++a) m[a] = b.lo[a] / 2 + b.hi[a] / 2;
+        return m;
+    }
+    // At least the real distance from the centre to the farthest face on every axis.
+    static T extent(const box<T, D>& b) noexcept {
+        const point<T, D> m = center(b);
+        T e = 0;
+        for (std::size_t a = 0; a < D; ++a) e = std::max({e, m[a] - b.lo[a], b.hi[a] - m[a]});
+        return e > 0 ? std::nextafter(e, std::numeric_limits<T>::infinity()) : e;
+    }
+    // The box translated so that its centre is c (its widths may change by rounding).
+    static box<T, D> moved_to(const box<T, D>& b, const point<T, D>& c) noexcept {
+        const point<T, D> m = center(b);
+        box<T, D> r;
+        for (std::size_t a = 0; a < D; ++a) {
+            r.lo[a] = c[a] - (m[a] - b.lo[a]);
+            r.hi[a] = c[a] + (b.hi[a] - m[a]);
+        }
+        return r;
+    }
+};
+
+/// The size class of an extent: k with e in [2^(k-1), 2^k), or a class of its own for 0.
+template <class T>
+int size_class(T e) noexcept {
+    if (e == 0) return std::numeric_limits<int>::min();
+    int k = 0;
+    std::frexp(e, &k);
+    return k;
+}
+
+/// r grown past any rounding of the exact tests that use it (see euclidean_metric).
+template <class T>
+T loose(T r) noexcept {
+    return r * (1 + 16 * std::numeric_limits<T>::epsilon()) + std::numeric_limits<T>::min();
+}
+
+}  // namespace sim
+}  // namespace detail
+
+/// An index of objects of one shape type: quoct::ball<T, D> or quoct::box<T, D>. Ids are
+/// stable and never reused, from 0 to id_bound() - 1, like dynamic_orthtree's.
+template <class Shape, class Id = std::uint32_t>
+class object_index {
+    using traits = detail::sim::object_traits<Shape>;
+
+public:
+    using shape_type = Shape;
+    using scalar_type = typename traits::scalar;
+    static constexpr std::size_t dimension = traits::dimension;
+    using id_type = Id;
+    using point_type = quoct::point<scalar_type, dimension>;
+    using box_type = quoct::box<scalar_type, dimension>;
+    using ball_type = quoct::ball<scalar_type, dimension>;
+
+    /// An empty index.
+    object_index() = default;
+
+    /// Indexes n objects; object i gets id i. Throws std::invalid_argument for a bad shape
+    /// (NaN or infinite coordinate or radius, negative radius, inverted box).
+    object_index(const Shape* shapes, std::size_t n) {
+        for (std::size_t i = 0; i < n; ++i) traits::check(shapes[i]);
+        if (n >= std::size_t{std::numeric_limits<Id>::max()} / 2)
+            throw std::length_error("quoct: too many objects for this Id type");
+        // Build each class's tree in one go rather than by inserts.
+        objects_.resize(n);
+        std::vector<std::pair<int, Id>> by_class(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            objects_[i] = record{shapes[i], detail::sim::size_class(traits::extent(shapes[i])), 0, true};
+            by_class[i] = {objects_[i].cls, static_cast<Id>(i)};
+        }
+        std::sort(by_class.begin(), by_class.end());
+        for (std::size_t b = 0; b < n;) {
+            std::size_t e = b;
+            std::vector<point_type> centres;
+            klass k{by_class[b].first, bound_of(by_class[b].first), {}, {}};
+            for (; e < n && by_class[e].first == k.key; ++e) {
+                const Id id = by_class[e].second;
+                objects_[id].local = static_cast<Id>(e - b);
+                centres.push_back(traits::center(shapes[id]));
+                k.owner.push_back(id);
+            }
+            k.centres = dynamic_orthtree<scalar_type, dimension, Id>(centres);
+            classes_.push_back(std::move(k));
+            b = e;
+        }
+        live_ = n;
+    }
+    /// As above, for a std::vector.
+    explicit object_index(const std::vector<Shape>& shapes) : object_index(shapes.data(), shapes.size()) {}
+
+    /// Number of live objects.
+    std::size_t size() const noexcept { return live_; }
+    /// True when there are none.
+    bool empty() const noexcept { return live_ == 0; }
+    /// Every id handed out so far is below this.
+    std::size_t id_bound() const noexcept { return objects_.size(); }
+    /// True when id names a live object.
+    bool contains(Id id) const noexcept { return id < objects_.size() && objects_[id].live; }
+    /// The shape of a live object. Throws std::out_of_range otherwise.
+    const Shape& shape(Id id) const {
+        check_live(id);
+        return objects_[id].shape;
+    }
+    /// Number of size classes in use (each a tree). For tuning and tests.
+    std::size_t class_count() const noexcept { return classes_.size(); }
+
+    // --- mutation (not thread-safe) ---------------------------------------------------------
+
+    /// Adds an object and returns its id. Throws std::invalid_argument for a bad shape and
+    /// std::length_error when the ids are used up; the index is then unchanged.
+    Id insert(const Shape& s) {
+        traits::check(s);
+        if (objects_.size() >= std::size_t{std::numeric_limits<Id>::max()} / 2)
+            throw std::length_error("quoct: object_index ids exhausted for this Id type");
+        const Id id = static_cast<Id>(objects_.size());
+        objects_.push_back(record{s, 0, 0, false});
+        try {
+            place(id);
+        } catch (...) {
+            objects_.pop_back();
+            throw;
+        }
+        ++live_;
+        return id;
+    }
+
+    /// Removes an object; returns false (changing nothing) if the id is not live.
+    bool erase(Id id) {
+        if (!contains(id)) return false;
+        unplace(id);
+        objects_[id].live = false;
+        --live_;
+        return true;
+    }
+
+    /// Replaces the shape of a live object (a move, a resize or both). Throws
+    /// std::out_of_range for an id that is not live and std::invalid_argument for a bad
+    /// shape; the index is then unchanged.
+    void update(Id id, const Shape& s) {
+        check_live(id);
+        traits::check(s);
+        record& o = objects_[id];
+        if (detail::sim::size_class(traits::extent(s)) == o.cls) {
+            klass& k = class_of(o.cls);
+            k.centres.move(o.local, traits::center(s));
+            o.shape = s;
+            return;
+        }
+        const Shape old = o.shape;
+        unplace(id);
+        o.shape = s;
+        try {
+            place(id);
+        } catch (...) {
+            o.shape = old;
+            place(id);  // back where it was (the class may need re-creating; rare)
+            throw;
+        }
+    }
+
+    /// Moves a live object so that its centre is c (a ball's centre, a box's middle; a
+    /// box keeps its half-widths up to rounding). Throws as update.
+    void move(Id id, const point_type& c) {
+        check_live(id);
+        detail::check_point(c, "moved-to centre");
+        update(id, traits::moved_to(objects_[id].shape, c));
+    }
+
+    /// Resizes a live ball to radius r, keeping its centre. Throws as update.
+    template <class S = Shape, class = std::enable_if_t<std::is_same<S, ball_type>::value>>
+    void resize(Id id, scalar_type r) {
+        check_live(id);
+        update(id, ball_type{objects_[id].shape.center, r});
+    }
+    /// Resizes a live box to the given half-widths, keeping its centre. Throws as update
+    /// (a negative half-width makes an inverted box).
+    template <class S = Shape, class = std::enable_if_t<std::is_same<S, box_type>::value>>
+    void resize(Id id, const point_type& half) {
+        check_live(id);
+        const point_type m = traits::center(objects_[id].shape);
+        box_type b;
+        for (std::size_t a = 0; a < dimension; ++a) {
+            b.lo[a] = m[a] - half[a];
+            b.hi[a] = m[a] + half[a];
+        }
+        update(id, b);
+    }
+
+    // --- queries (const, thread-safe while nobody mutates) -------------------------------
+
+    /// Calls f(id, shape) for every live object whose shape meets the closed query shape
+    /// q (a quoct::ball or quoct::box), by quoct::intersects; false from f stops (then
+    /// returns false). Throws std::invalid_argument for a bad query (as orthtree::query).
+    template <class Query, class F>
+    bool visit(const Query& q, F&& f) const {
+        check_query(q);
+        return visit_classes_from(q, 0, [&](Id id, const Shape& s) { return detail::sim::go_on(f, id, s); });
+    }
+    /// Clears `out`, then fills it with the ids of the live objects meeting q, in no
+    /// particular order. Throws as visit.
+    template <class Query>
+    void query(const Query& q, std::vector<Id>& out) const {
+        out.clear();
+        visit(q, [&](Id id, const Shape&) { out.push_back(id); });
+    }
+    /// As query(q, out), returning the ids.
+    template <class Query>
+    std::vector<Id> query(const Query& q) const {
+        std::vector<Id> out;
+        query(q, out);
+        return out;
+    }
+    /// Number of live objects meeting q. Throws as visit.
+    template <class Query>
+    std::size_t count(const Query& q) const {
+        std::size_t n = 0;
+        visit(q, [&](Id, const Shape&) { ++n; });
+        return n;
+    }
+    /// Calls f(id, shape) for every live object, in no particular order.
+    template <class F>
+    void for_each(F&& f) const {
+        for (std::size_t id = 0; id < objects_.size(); ++id)
+            if (objects_[id].live) f(static_cast<Id>(id), objects_[id].shape);
+    }
+
+    /// The broad phase: calls f(a, b) once for every pair of live objects whose shapes
+    /// intersect (closed: touching counts), with a < b; false from f stops (then returns
+    /// false). Serial; the order is fixed for a given index but otherwise unspecified.
+    template <class F>
+    bool for_each_colliding_pair(F&& f) const {
+        // An object looks only into its own class and the classes after it, so each pair
+        // is met once across classes; within a class it is met twice, and kept once.
+        for (std::size_t ci = 0; ci < classes_.size(); ++ci) {
+            const klass& k = classes_[ci];
+            for (std::size_t local = 0; local < k.owner.size(); ++local) {
+                if (!k.centres.contains(static_cast<Id>(local))) continue;
+                const Id a = k.owner[local];
+                const Shape& sa = objects_[a].shape;
+                const bool went_on = visit_classes_from(sa, ci, [&](Id b, const Shape&) {
+                    if (b == a || (objects_[b].cls == k.key && b < a)) return true;
+                    return detail::sim::go_on(f, std::min(a, b), std::max(a, b));
+                });
+                if (!went_on) return false;
+            }
+        }
+        return true;
+    }
+
+    /// Every colliding pair (a, b), a < b, sorted by (a, b), found on `threads` std::threads
+    /// (0: one per hardware thread); the list is the same for any thread count.
+    std::vector<std::pair<Id, Id>> colliding_pairs(unsigned threads = 1) const {
+        std::vector<std::size_t> order;  // by position in objects_: rows by id
+        auto rows = detail::sim::gather_rows<Id>(objects_.size(), order, threads, [&](std::size_t a, std::vector<Id>& out) {
+            if (!objects_[a].live) return;
+            const std::size_t from = out.size();
+            visit_classes_from(objects_[a].shape, 0, [&](Id b, const Shape&) {
+                if (b > a) out.push_back(b);
+                return true;
+            });
+            std::sort(out.begin() + static_cast<std::ptrdiff_t>(from), out.end());
+        });
+        std::vector<std::pair<Id, Id>> pairs;
+        pairs.reserve(rows.values.size());
+        for (std::size_t a = 0; a < rows.rows(); ++a)
+            for (Id b : rows.row(a)) pairs.emplace_back(static_cast<Id>(a), b);
+        return pairs;
+    }
+
+private:
+    struct record {
+        Shape shape;
+        int cls;   // size class key
+        Id local;  // id in that class's tree
+        bool live;
+    };
+    struct klass {
+        int key;
+        scalar_type bound;  // every extent in the class is <= bound
+        dynamic_orthtree<scalar_type, dimension, Id> centres;
+        std::vector<Id> owner;  // local id -> object id
+    };
+
+    void check_live(Id id) const {
+        if (!contains(id)) throw std::out_of_range("quoct: id " + std::to_string(id) + " is not a live object");
+    }
+    static void check_query(const ball_type& s) { detail::check_ball(s); }
+    static void check_query(const box_type& b) { detail::check_box(b); }
+
+    static scalar_type bound_of(int key) noexcept {
+        return key == std::numeric_limits<int>::min() ? scalar_type(0) : std::ldexp(scalar_type(1), key);
+    }
+
+    klass& class_of(int key) {
+        return *std::lower_bound(classes_.begin(), classes_.end(), key,
+                                 [](const klass& k, int v) { return k.key < v; });
+    }
+
+    // Puts object id (its shape set, not yet in any class) into its size class.
+    void place(Id id) {
+        record& o = objects_[id];
+        const scalar_type e = traits::extent(o.shape);
+        const int key = detail::sim::size_class(e);
+        auto it = std::lower_bound(classes_.begin(), classes_.end(), key, [](const klass& k, int v) { return k.key < v; });
+        if (it == classes_.end() || it->key != key) {
+            klass k{key, bound_of(key), {}, {}};
+            it = classes_.insert(it, std::move(k));
+        }
+        it->owner.reserve(it->owner.size() + 1);
+        const Id local = it->centres.insert(traits::center(o.shape));
+        it->owner.push_back(id);
+        o.cls = key;
+        o.local = local;
+        o.live = true;
+    }
+
+    // Takes object id out of its class; drops or compacts the class when worth it.
+    void unplace(Id id) {
+        record& o = objects_[id];
+        auto it = std::lower_bound(classes_.begin(), classes_.end(), o.cls,
+                                   [](const klass& k, int v) { return k.key < v; });
+        it->centres.erase(o.local);
+        if (it->centres.empty()) {
+            classes_.erase(it);
+        } else if (it->centres.id_bound() > 2 * it->centres.size() + 64) {
+            compact(*it);
+        }
+    }
+
+    // Renumbers a class's local ids densely (they are never reused by the tree).
+    void compact(klass& k) {
+        std::vector<point_type> pts;
+        std::vector<Id> owner;
+        for (std::size_t local = 0; local < k.owner.size(); ++local)
+            if (k.centres.contains(static_cast<Id>(local))) {
+                pts.push_back(k.centres.point(static_cast<Id>(local)));
+                owner.push_back(k.owner[local]);
+            }
+        dynamic_orthtree<scalar_type, dimension, Id> fresh(pts);
+        k.centres = std::move(fresh);
+        k.owner = std::move(owner);
+        for (std::size_t local = 0; local < k.owner.size(); ++local) objects_[k.owner[local]].local = static_cast<Id>(local);
+    }
+
+    // g(id, shape) for the live objects meeting q in classes [first, end); g returns bool.
+    template <class Query, class G>
+    bool visit_classes_from(const Query& q, std::size_t first, G&& g) const {
+        for (std::size_t ci = first; ci < classes_.size(); ++ci) {
+            const klass& k = classes_[ci];
+            const bool went_on = candidates(k, q, [&](Id local, const point_type&) {
+                const Id id = k.owner[local];
+                const Shape& s = objects_[id].shape;
+                return !intersects(s, q) || g(id, s);
+            });
+            if (!went_on) return false;
+        }
+        return true;
+    }
+
+    // The centres in class k that may belong to an object meeting q: a superset.
+    template <class V>
+    static bool candidates(const klass& k, const ball_type& q, V&& v) {
+        if constexpr (std::is_same<Shape, ball_type>::value) {
+            // intersects(a, q): distance_sq <= (ra + R)^2 and ra <= bound, so the rounded
+            // ra + R is at most the rounded bound + R: a ball query finds them all.
+            return k.centres.visit(ball_type{q.center, q.radius + k.bound}, v);
+        } else {
+            box_type b;
+            for (std::size_t a = 0; a < dimension; ++a) {
+                b.lo[a] = q.center[a] - q.radius;
+                b.hi[a] = q.center[a] + q.radius;
+            }
+            return candidates(k, b, v);
+        }
+    }
+    template <class V>
+    static bool candidates(const klass& k, const box_type& q, V&& v) {
+        // A meeting object has a point in q, within bound of its centre on every axis.
+        const scalar_type grow = detail::sim::loose(k.bound);
+        const scalar_type inf = std::numeric_limits<scalar_type>::infinity();
+        box_type b;
+        for (std::size_t a = 0; a < dimension; ++a) {
+            const scalar_type slack = detail::sim::loose(std::max(std::abs(q.lo[a]), std::abs(q.hi[a]))) -
+                                      std::max(std::abs(q.lo[a]), std::abs(q.hi[a]));
+            b.lo[a] = std::nextafter(q.lo[a] - grow - slack, -inf);
+            b.hi[a] = std::nextafter(q.hi[a] + grow + slack, inf);
+        }
+        return k.centres.visit(b, v);
+    }
+
+    std::vector<record> objects_;
+    std::vector<klass> classes_;  // sorted by key
+    std::size_t live_ = 0;
+};
+
+/// An index of balls (circles in 2D, spheres in 3D).
+template <class T, std::size_t D, class Id = std::uint32_t>
+using ball_index = object_index<ball<T, D>, Id>;
+/// An index of axis-aligned boxes.
+template <class T, std::size_t D, class Id = std::uint32_t>
+using box_index = object_index<box<T, D>, Id>;
+
+/// Collisions between two object indexes (balls against boxes, say): calls f(a, b) once
+/// for every live object a of `first` and b of `second` whose shapes intersect; false
+/// from f stops (then returns false). Serial.
+template <class ShapeA, class ShapeB, class Id, class F>
+bool for_each_colliding_pair(const object_index<ShapeA, Id>& first, const object_index<ShapeB, Id>& second, F&& f) {
+    bool go = true;
+    first.for_each([&](Id a, const ShapeA& s) {
+        if (!go) return;
+        go = second.visit(s, [&](Id b, const ShapeB&) { return detail::sim::go_on(f, a, b); });
+    });
+    return go;
+}
+
+}  // namespace quoct
+
+#endif  // QUOCT_OBJECTS_HPP
