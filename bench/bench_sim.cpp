@@ -14,6 +14,8 @@
 //   lists/*     the same step producing CSR neighbour lists (quoct::neighbor_lists, rows
 //               sorted) on 1 and 2 threads, and the cell list's lists (rows unsorted).
 //   rebuild/*   the rebuild alone: orthtree build, dynamic_orthtree::rebuild, cell sort.
+//   batch_*     n/10 random ball queries (radius r) through quoct::batch_query, on 1 and 2
+//               threads, in input order or sorted along the Morton curve.
 //   dynamic/*   move 1% of the particles (a fresh random 1% each iteration, so automatic
 //               rebuilds are paid for in the average) and answer 1000 ball queries, against
 //               rebuilding an orthtree from scratch and answering the same queries;
@@ -39,6 +41,7 @@
 #include <quoct/dynamic.hpp>
 #include <quoct/orthtree.hpp>
 #include <quoct/pairs.hpp>
+#include <quoct/parallel.hpp>
 
 namespace {
 
@@ -432,6 +435,24 @@ void dynamic_full_rebuild(benchmark::State& state) {
     state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * dynamic_queries));
 }
 
+// --- batch queries: many ball queries at once ------------------------------------------
+
+void batch_queries(benchmark::State& state) {
+    auto& s = data();
+    const unsigned threads = static_cast<unsigned>(state.range(0));
+    const bool spatial = state.range(1) != 0;
+    quoct::octree<T> tree(s.points);
+    std::mt19937_64 rng(9);
+    std::uniform_real_distribution<double> u(0, 1);
+    std::vector<quoct::ball<T, D>> balls(s.n / 10);
+    for (auto& b : balls) b = {{{u(rng), u(rng), u(rng)}}, s.r};
+    for (auto _ : state) {
+        auto rows = quoct::batch_query(tree, balls, threads, spatial);
+        benchmark::DoNotOptimize(rows.values.data());
+    }
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * balls.size()));
+}
+
 }  // namespace
 
 BENCHMARK(step_quoct)->Unit(benchmark::kMillisecond);
@@ -443,6 +464,7 @@ BENCHMARK(rebuild_orthtree)->Unit(benchmark::kMillisecond);
 BENCHMARK(rebuild_dynamic)->Unit(benchmark::kMillisecond);
 BENCHMARK(rebuild_cell_list)->Unit(benchmark::kMillisecond);
 BENCHMARK(rebuild_nanoflann)->Unit(benchmark::kMillisecond);
+BENCHMARK(batch_queries)->ArgsProduct({{1, 2}, {0, 1}})->ArgNames({"threads", "morton"})->Unit(benchmark::kMillisecond);
 BENCHMARK(dynamic_move_1pct)->Unit(benchmark::kMillisecond);
 BENCHMARK(dynamic_move_1pct_fresh)->Unit(benchmark::kMillisecond);
 BENCHMARK(dynamic_full_rebuild)->Unit(benchmark::kMillisecond);

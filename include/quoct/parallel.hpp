@@ -24,10 +24,15 @@ template <class V>
 struct csr_row {
     const V* first = nullptr;
     const V* last = nullptr;
+    /// The first value.
     const V* begin() const noexcept { return first; }
+    /// Past the last value.
     const V* end() const noexcept { return last; }
+    /// Number of values in the row.
     std::size_t size() const noexcept { return static_cast<std::size_t>(last - first); }
+    /// True when the row has no values.
     bool empty() const noexcept { return first == last; }
+    /// Value i of the row (unchecked).
     const V& operator[](std::size_t i) const noexcept { return first[i]; }
 };
 
