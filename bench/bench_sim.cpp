@@ -19,7 +19,8 @@
 //   dynamic/*   move 1% of the particles (a fresh random 1% each iteration, so automatic
 //               rebuilds are paid for in the average) and answer 1000 ball queries, against
 //               rebuilding an orthtree from scratch and answering the same queries;
-//               dynamic_move_1pct_fresh starts each iteration from a fresh snapshot
+//               rebuild_at_1_over is dynamic_options::rebuild_fraction's denominator
+//               (16 is the default); dynamic_move_1pct_fresh starts each iteration from a fresh snapshot
 //               (untimed), the cost of one step when no automatic rebuild falls due.
 //
 // Items/s are particles per second for step/lists/rebuild, queries per second for
@@ -366,7 +367,9 @@ std::vector<quoct::ball<T, D>> query_balls() {
 
 void dynamic_move_1pct(benchmark::State& state) {
     auto& s = data();
-    quoct::dynamic_octree<T> index(s.points);
+    quoct::dynamic_options options;
+    options.rebuild_fraction = 1.0 / static_cast<double>(state.range(0));
+    quoct::dynamic_octree<T> index(s.points, options);
     const auto queries = query_balls();
     std::mt19937_64 rng(5);
     std::uniform_int_distribution<std::uint32_t> pick(0, static_cast<std::uint32_t>(s.n - 1));
@@ -465,7 +468,7 @@ BENCHMARK(rebuild_dynamic)->Unit(benchmark::kMillisecond);
 BENCHMARK(rebuild_cell_list)->Unit(benchmark::kMillisecond);
 BENCHMARK(rebuild_nanoflann)->Unit(benchmark::kMillisecond);
 BENCHMARK(batch_queries)->ArgsProduct({{1, 2}, {0, 1}})->ArgNames({"threads", "morton"})->Unit(benchmark::kMillisecond);
-BENCHMARK(dynamic_move_1pct)->Unit(benchmark::kMillisecond);
+BENCHMARK(dynamic_move_1pct)->Arg(16)->Arg(8)->ArgName("rebuild_at_1_over")->Unit(benchmark::kMillisecond);
 BENCHMARK(dynamic_move_1pct_fresh)->Unit(benchmark::kMillisecond);
 BENCHMARK(dynamic_full_rebuild)->Unit(benchmark::kMillisecond);
 
