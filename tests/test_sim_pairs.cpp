@@ -176,3 +176,24 @@ TEMPLATE_TEST_CASE("batch queries equal one-by-one queries", "[sim][parallel]", 
     CHECK_THROWS_AS(quoct::batch_query(tree, balls, 2), std::invalid_argument);
     CHECK_THROWS_AS(quoct::batch_count(tree, balls.data(), balls.size(), 2), std::invalid_argument);
 }
+
+TEMPLATE_TEST_CASE("batch queries on a dynamic index run concurrently and match", "[sim][parallel]", SIM_SPACES) {
+    using T = typename TestType::scalar;
+    constexpr std::size_t D = TestType::dim;
+    std::mt19937_64 rng(13);
+    auto pts = cloud<T, D>(rng, 2000, false);
+    quoct::dynamic_orthtree<T, D> index(pts);
+    for (std::uint32_t id = 0; id < pts.size(); id += 3) index.move(id, sim_test::random_point<T, D>(rng, T(0), T(1)));
+    for (std::uint32_t id = 1; id < pts.size(); id += 17) index.erase(id);
+    std::vector<quoct::ball<T, D>> balls(1200);
+    for (auto& s : balls) s = {sim_test::random_point<T, D>(rng, T(0), T(1)), T(0.05)};
+    const auto rows = quoct::batch_query(index, balls, 3);
+    const auto counts = quoct::batch_count(index, balls.data(), balls.size(), 3);
+    for (std::size_t i = 0; i < balls.size(); ++i) {
+        CHECK(std::vector<std::uint32_t>(rows.row(i).begin(), rows.row(i).end()) == index.query(balls[i]));
+        CHECK(counts[i] == rows.row(i).size());
+    }
+    std::vector<std::size_t> hits(balls.size());
+    quoct::parallel_for(balls.size(), 2, [&](std::size_t i) { hits[i] = index.count(balls[i]); }, 100);
+    CHECK(hits == counts);
+}
