@@ -688,3 +688,38 @@ TEMPLATE_TEST_CASE("orthtree is one template for every dimension: 1D and 4D", "[
     CHECK(tree.depth() <= 64);
     check_against_brute_force(pts, tree, 82, 60, 30, 15);
 }
+
+TEMPLATE_TEST_CASE("orthtree: two distinct points with leaf_size 1 make a root and two leaves", "[orthtree][structure][core_bug]",
+                   (cfg<float, 1>), (cfg<double, 1>), (cfg<float, 2>), (cfg<double, 2>), (cfg<float, 3>), (cfg<double, 3>),
+                   (cfg<float, 4>), (cfg<double, 4>)) {
+    using T = typename TestType::scalar;
+    constexpr std::size_t D = TestType::dim;
+    using L = std::numeric_limits<T>;
+    // Distinct points must be separated (the build leaves only equal points, or nodes at
+    // max_depth, above leaf_size). Each pair differs on axis 0 only.
+    const std::pair<T, T> pairs[] = {{T(0), T(1)},
+                                     {T(1), std::nextafter(T(1), T(2))},
+                                     {-L::max(), L::max()},
+                                     {std::nextafter(L::max(), T(0)), L::max()},
+                                     {T(0), L::min()},
+                                     {T(0), L::denorm_min()}};
+    for (const auto& pr : pairs) {
+        auto a = splat<T, D>(T(0.5)), b = a;
+        a[0] = pr.first;
+        b[0] = pr.second;
+        const points<T, D> pts{a, b};
+        const auto tree = build(pts, {1, quoct::max_depth_limit});
+        INFO(str(a) << " and " << str(b));
+        CHECK(tree.node_count() == 3);
+        CHECK(tree.depth() == 1);
+        // the queries stay exact regardless (a tiny gap may square to 0: then both are "at" a)
+        const quoct::ball<T, D> at_a{a, T(0)};
+        CHECK(id_diff(tree.query(at_a), brute_ball(pts, at_a)) == "");
+        CHECK(neighbor_diff(std::vector<quoct::neighbor<T, std::uint32_t>>{[&] {
+                                std::vector<quoct::neighbor<T, std::uint32_t>> nb;
+                                tree.nearest(b, 1, nb);
+                                return nb.at(0);
+                            }()},
+                            brute_nearest(pts, b, 1)) == "");
+    }
+}
