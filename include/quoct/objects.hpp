@@ -95,7 +95,8 @@ int size_class(T e) noexcept {
     return k;
 }
 
-/// r grown past any rounding of the exact tests that use it (see euclidean_metric).
+/// r grown past the rounding of the exact tests: an intersects() that holds as rounded
+/// holds for the real values within a few ulps, far inside 16 epsilon.
 template <class T>
 T loose(T r) noexcept {
     return r * (1 + 16 * std::numeric_limits<T>::epsilon()) + std::numeric_limits<T>::min();

@@ -159,6 +159,18 @@ bool block_neighbors(const Metric& metric, const Target& target, const ordered_p
     return true;
 }
 
+/// Sorts a short run (a neighbour row, tens of ids): insertion sort, std::sort if long.
+template <class Id>
+void sort_small(Id* first, Id* last) {
+    if (last - first > 48) return std::sort(first, last);
+    for (Id* i = first + (first != last); i < last; ++i) {
+        const Id v = *i;
+        Id* j = i;
+        for (; j > first && *(j - 1) > v; --j) *j = *(j - 1);
+        *j = v;
+    }
+}
+
 template <class T>
 void check_pair_radius(T r) {
     check_radius(r, "pair search");
@@ -190,12 +202,15 @@ csr<typename Target::id_type> rows_within(const Source& source, const Target& ta
         candidates<T, D, TId> cand;
         chunk_rows<TId>& out = outs[c];
         const std::size_t b_end = std::min(blocks, (c + 1) * blocks_per_chunk);
+        const std::size_t points_here = o.block_starts[b_end] - o.block_starts[c * blocks_per_chunk];
+        out.ends.reserve(points_here);
+        out.values.reserve(points_here * 32);  // a guess; grows if the rows are longer
         for (std::size_t bl = c * blocks_per_chunk; bl < b_end; ++bl) {
             const std::size_t b = o.block_starts[bl], e = o.block_starts[bl + 1];
             std::size_t current = b, row_start = out.values.size();
             auto close_until = [&](std::size_t k) {
                 for (; current < k; ++current) {
-                    std::sort(out.values.begin() + static_cast<std::ptrdiff_t>(row_start), out.values.end());
+                    sort_small(out.values.data() + row_start, out.values.data() + out.values.size());
                     out.close_row(static_cast<std::size_t>(o.ids[current]));
                     row_start = out.values.size();
                 }
