@@ -44,6 +44,26 @@ struct ordered_points {
     std::vector<Id> ids;
     std::vector<point<T, D>> pts;
     std::vector<std::size_t> block_starts;  // blocks are [block_starts[b], block_starts[b + 1])
+    // The block grid: cell a-coordinate of p is (p[a] - lo[a]) * scale[a], in [0, 2^level).
+    double lo[D] = {};
+    double scale[D] = {};
+    double top = 0;  // 2^level - 1
+    int level = 0;
+
+    std::uint64_t cell(const point<T, D>& p, std::size_t a) const noexcept {
+        const double t = (double(p[a]) - lo[a]) * scale[a];
+        return static_cast<std::uint64_t>(t < 0 ? 0.0 : t < top ? t : top);
+    }
+    /// The row-major index of p's cell (on at most 63 / D bits per axis): a function of the
+    /// coordinates alone, the same for all points of a block. Of the 3^D cells around a
+    /// block's, about half come before it in this order.
+    std::uint64_t key(const point<T, D>& p) const noexcept {
+        const unsigned bits = std::min(static_cast<unsigned>(level), static_cast<unsigned>(63 / D));
+        const unsigned drop = static_cast<unsigned>(level) - bits;
+        std::uint64_t k = 0;
+        for (std::size_t a = 0; a < D; ++a) k |= (cell(p, a) >> drop) << (a * bits);
+        return k;
+    }
 };
 
 // Tuned on uniform 3D data (30 neighbours): cells about 2r wide, measured best between
@@ -75,20 +95,19 @@ auto order_points(const Index& index, typename Index::scalar_type r) {
     const double target = block_extent * static_cast<double>(r);
     int level = 0;
     while (level < 40 && widest / std::ldexp(1.0, level + 1) >= target) ++level;
-    double scale[D];
+    o.level = level;
+    o.top = std::ldexp(1.0, level) - 1;
     for (std::size_t a = 0; a < D && n != 0; ++a) {
         const double extent = double(all.hi[a]) - double(all.lo[a]);
-        scale[a] = extent > 0 && std::isfinite(extent) ? std::ldexp(1.0, level) / extent : 0.0;
+        o.lo[a] = double(all.lo[a]);
+        o.scale[a] = extent > 0 && std::isfinite(extent) ? std::ldexp(1.0, level) / extent : 0.0;
     }
-    auto cell = [&](const point<T, D>& p, std::size_t a) {
-        return static_cast<std::int64_t>((double(p[a]) - double(all.lo[a])) * scale[a]);
-    };
     for (std::size_t b = 0; b < n;) {
         o.block_starts.push_back(b);
         std::size_t e = b + 1;
         for (; e < n && e - b < block_max_points; ++e) {
             bool same = true;
-            for (std::size_t a = 0; a < D; ++a) same = same && cell(o.pts[e], a) == cell(o.pts[b], a);
+            for (std::size_t a = 0; a < D; ++a) same = same && o.cell(o.pts[e], a) == o.cell(o.pts[b], a);
             if (!same) break;
         }
         b = e;
@@ -104,17 +123,24 @@ struct candidates {
     std::vector<T> coords[D];
     std::vector<T> dist_sq;
     std::vector<std::uint32_t> hit;
+    std::vector<unsigned char> after;  // half mode: the candidate's cell comes after the block's
 
     void clear() {
         ids.clear();
         for (auto& c : coords) c.clear();
+        after.clear();
     }
 };
 
 /// For block [b, e) of `o`, calls emit(k, j, d2) for every stored point k in [b, e) and
 /// every point j of `target` with metric distance_sq d2 <= r * r, grouped by k in
 /// increasing k. Returns false if emit stopped it.
-template <class Metric, class Target, class T, std::size_t D, class Id, class Emit>
+///
+/// Half (target is the index `o` came from): only pairs with (key(p_k), id_k) <
+/// (key(q), id_q) are emitted, so each unordered pair of distinct points comes out once,
+/// from the point earlier in that order; candidates whose cell key is below the block's
+/// are dropped before any distance is computed (about half of them).
+template <bool Half = false, class Metric, class Target, class T, std::size_t D, class Id, class Emit>
 bool block_neighbors(const Metric& metric, const Target& target, const ordered_points<T, D, Id>& o, std::size_t b,
                      std::size_t e, T r, candidates<T, D, typename Target::id_type>& cand, Emit&& emit) {
     using TId = typename Target::id_type;
@@ -125,7 +151,13 @@ bool block_neighbors(const Metric& metric, const Target& target, const ordered_p
             region.hi[a] = std::max(region.hi[a], o.pts[k][a]);
         }
     cand.clear();
+    const std::uint64_t block_key = Half ? o.key(o.pts[b]) : 0;
     metric.visit_near(target, region, r, [&](TId j, const point<T, D>& q) {
+        if constexpr (Half) {
+            const std::uint64_t k = o.key(q);
+            if (k < block_key) return;
+            cand.after.push_back(k > block_key ? 1u : 0u);
+        }
         cand.ids.push_back(j);
         for (std::size_t a = 0; a < D; ++a) cand.coords[a].push_back(q[a]);
     });
@@ -147,9 +179,19 @@ bool block_neighbors(const Metric& metric, const Target& target, const ordered_p
         }
         // Branch-free compaction of the hits, then the (few) calls.
         std::size_t hits = 0;
-        for (std::size_t c = 0; c < nc; ++c) {
-            cand.hit[hits] = static_cast<std::uint32_t>(c);
-            hits += dist[c] <= r_sq ? 1u : 0u;
+        if constexpr (Half) {
+            const TId me = static_cast<TId>(o.ids[k]);
+            const unsigned char* after = cand.after.data();
+            const TId* ids = cand.ids.data();
+            for (std::size_t c = 0; c < nc; ++c) {
+                cand.hit[hits] = static_cast<std::uint32_t>(c);
+                hits += (dist[c] <= r_sq) & ((after[c] != 0) | (ids[c] > me)) ? 1u : 0u;
+            }
+        } else {
+            for (std::size_t c = 0; c < nc; ++c) {
+                cand.hit[hits] = static_cast<std::uint32_t>(c);
+                hits += dist[c] <= r_sq ? 1u : 0u;
+            }
         }
         for (std::size_t h = 0; h < hits; ++h) {
             const std::size_t c = cand.hit[h];
@@ -244,10 +286,10 @@ bool for_each_pair_within(const Index& index, typename Index::scalar_type r, F&&
     const auto metric = detail::sim::metric_of(index);
     detail::sim::candidates<T, D, Id> cand;
     for (std::size_t bl = 0; bl + 1 < o.block_starts.size(); ++bl) {
-        const bool went_on = detail::sim::block_neighbors(
+        const bool went_on = detail::sim::block_neighbors<true>(
             metric, index, o, o.block_starts[bl], o.block_starts[bl + 1], r, cand, [&](std::size_t k, Id j, T d2) {
                 const Id i = o.ids[k];
-                return i >= j || detail::sim::call_pair(f, i, j, d2);
+                return i < j ? detail::sim::call_pair(f, i, j, d2) : detail::sim::call_pair(f, j, i, d2);
             });
         if (!went_on) return false;
     }
