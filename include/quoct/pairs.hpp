@@ -6,14 +6,16 @@
 // with r in coordinate units (never squared). On a periodic_index (quoct/periodic.hpp) the
 // distance is its minimum-image distance instead.
 //
-// Method. The points are taken in the tree's Morton order and cut into small blocks of nearby points
-// (one cell of a grid aligned with the tree's Morton cells, about 2r wide; at most 128
-// points). One box query per block, the block's bounds
-// grown by r, gathers the candidates; every point of the block then tests every candidate
-// with the exact predicate. That amortises the tree descent over the block and keeps the
-// candidate coordinates in cache; the result is exactly what one ball query per point
-// would give. Functions that take `threads` split the blocks among that many std::threads
-// (0: one per hardware thread) and return the same result for any thread count.
+// Method. The points are taken in the tree's Morton order and cut into blocks of nearby
+// points (one cell of a grid aligned with the tree's Morton cells, about 2r wide; at most
+// 128 points). One query per block, for the points within r of the block's bounds, gathers
+// the candidates; every point of the block then tests every candidate with the exact
+// predicate. That amortises the tree descent over the block and keeps the candidates'
+// coordinates in cache, axis by axis, for a vectorised distance loop; the result is exactly
+// what one ball query per point would give. for_each_pair_within also drops the
+// candidates in grid cells that come before the block's (their pairs were found from the
+// other side). Functions that take `threads` split the blocks among that many
+// std::threads (0: one per hardware thread) and return the same result for any count.
 //
 // Works on quoct::orthtree, quoct::dynamic_orthtree and quoct::periodic_index. Reading
 // only: the index must not be modified meanwhile.
