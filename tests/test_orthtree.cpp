@@ -293,7 +293,7 @@ TEMPLATE_LIST_TEST_CASE("orthtree: heavy duplicates keep the tree shallow and ti
     using T = typename TestType::scalar;
     constexpr std::size_t D = TestType::dim;
     const auto pts = duplicate_points<T, D>(200000, 40, 8);
-    const auto dup = make_point<T, D>({0.25, -3.5, 7.125});
+    const auto dup = duplicated_point<T, D>();
     const auto tree = build(pts);
     CHECK(tree.depth() <= quoct::max_depth_limit);
     const std::size_t copies = static_cast<std::size_t>(std::count(pts.begin(), pts.end(), dup));

@@ -174,12 +174,18 @@ points<T, D> clustered_points(std::size_t n, std::uint64_t seed) {
     return out;
 }
 
-/// `copies` copies of one point, then `others` uniform points around it, shuffled so the
-/// copies are not one run of ids.
+/// The point duplicate_points repeats.
+template <class T, std::size_t D>
+quoct::point<T, D> duplicated_point() {
+    return make_point<T, D>({0.25, -3.5, 7.125});
+}
+
+/// `copies` copies of duplicated_point(), then `others` uniform points around it, shuffled
+/// so the copies are not one run of ids.
 template <class T, std::size_t D>
 points<T, D> duplicate_points(std::size_t copies, std::size_t others, std::uint64_t seed) {
     rng r(seed);
-    const auto dup = make_point<T, D>({0.25, -3.5, 7.125});
+    const auto dup = duplicated_point<T, D>();
     points<T, D> out(copies, dup);
     for (std::size_t i = 0; i < others; ++i) {
         quoct::point<T, D> p;
