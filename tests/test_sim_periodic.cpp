@@ -171,7 +171,12 @@ TEMPLATE_TEST_CASE("periodic dynamic index: moves wrap, bad input rejected", "[s
         index.move(id, pts[id]);
         if (step % 40 == 0) {
             const auto c = dom.wrap(sim_test::random_point<T, D>(rng, T(0), T(3)));
-            CHECK(sim_test::sorted(index.query({c, T(0.4)})) == brute(dom, pts, c, T(0.4)));
+            const auto expect = brute(dom, pts, c, T(0.4));
+            CHECK(sim_test::sorted(index.query({c, T(0.4)})) == expect);
+            CHECK(index.count({c, T(0.4)}) == expect.size());
+            std::vector<std::uint32_t> seen;
+            index.visit({c, T(0.4)}, [&](std::uint32_t id, const quoct::point<T, D>&) { seen.push_back(id); });
+            CHECK(sim_test::sorted(seen) == expect);
         }
     }
     auto outside = pts[0];
