@@ -198,7 +198,11 @@ constexpr bool intersects(const ball<T, D>& a, const ball<T, D>& b) noexcept {
 template <class T, std::size_t D>
 ball<T, D> bounding_ball(const box<T, D>& b) noexcept {
     ball<T, D> s{};
-    for (std::size_t i = 0; i < D; ++i) s.center[i] = b.lo[i] + (b.hi[i] - b.lo[i]) / 2;
+    for (std::size_t i = 0; i < D; ++i) {
+        // Halves first, so that boxes wider than the largest finite value keep a finite centre.
+        const T c = b.lo[i] / 2 + b.hi[i] / 2;
+        s.center[i] = c < b.lo[i] ? b.lo[i] : c > b.hi[i] ? b.hi[i] : c;  // subnormal halves may round out
+    }
     T r = std::sqrt(farthest_distance_sq(s.center, b));
     // sqrt rounds to nearest; nudge up until r * r covers the farthest corner.
     const T need = farthest_distance_sq(s.center, b);

@@ -5,8 +5,10 @@
 //
 // Layout: the tree keeps its own copy of the coordinates, permuted into Morton (Z) order so
 // that every node owns one contiguous run [begin, end) of it, stored axis by axis (all x,
-// then all y, ...) so the per-point distance loop is straight-line code. Nodes live in one
-// vector and link to their children by index; a node's children are contiguous.
+// then all y, ...) so the per-point distance loop vectorises. Nodes live in one vector in
+// depth-first pre-order: a node's first child follows it, and each node records where its
+// subtree ends (skip), so a query walks the vector forwards with no stack at all. Node
+// boxes are stored in float, rounded outwards so that they still hold their points exactly.
 #ifndef QUOCT_ORTHTREE_HPP
 #define QUOCT_ORTHTREE_HPP
 
@@ -132,13 +134,12 @@ public:
     bool empty() const noexcept { return size_ == 0; }
     /// The smallest box holding every point. An empty tree gives lo = +inf, hi = -inf.
     box_type bounds() const noexcept {
-        if (nodes_.empty()) return empty_box();
-        return nodes_[0].bounds;
+        return bounds_;
     }
     /// Depth of the deepest leaf (0 for a tree of one leaf or none).
     std::size_t depth() const noexcept { return depth_; }
     /// Number of nodes.
-    std::size_t node_count() const noexcept { return nodes_.size(); }
+    std::size_t node_count() const noexcept { return nodes_.empty() ? 0 : nodes_.size() - 1; }
     /// Bytes held by the tree: coordinates, ids and nodes.
     std::size_t memory_bytes() const noexcept {
         return coords_.capacity() * sizeof(T) + ids_.capacity() * sizeof(Id) + nodes_.capacity() * sizeof(node);
@@ -238,12 +239,15 @@ public:
     }
 
 private:
+    // A node's box is kept in float relative to origin_, rounded outwards: its effective
+    // box, origin_ + T(lo) .. origin_ + T(hi) computed in T, holds every point of the node
+    // (the build checks it with that same expression), so the pruning argument in
+    // geometry.hpp holds for it. Float halves the node; pruning loses only a rounding.
     struct node {
-        box_type bounds;  // tight: the smallest box around the node's points
-        Id begin;         // the node's points are stored at [begin, end)
-        Id end;
-        Id first_child;  // children are nodes [first_child, first_child + child_count)
-        Id child_count;  // 0 for a leaf
+        float lo[D];
+        float hi[D];
+        Id begin;  // the node's points are [begin, nodes_[skip].begin)
+        Id skip;   // the next node after this subtree in pre-order; index + 1 for a leaf
     };
     static constexpr std::size_t stack_capacity = max_depth_limit * (fanout - 1) + 1;
 
@@ -257,6 +261,15 @@ private:
     }
 
     const T* axis(std::size_t a) const noexcept { return coords_.data() + a * size_; }
+    box_type box_of(const node& n) const noexcept {
+        box_type b;
+        for (std::size_t a = 0; a < D; ++a) {
+            b.lo[a] = origin_[a] + static_cast<T>(n.lo[a]);
+            b.hi[a] = origin_[a] + static_cast<T>(n.hi[a]);
+        }
+        return b;
+    }
+    static bool is_leaf(const node& n, std::size_t index) noexcept { return n.skip == index + 1; }
     point_type point_at(std::size_t i) const noexcept {
         point_type p;
         for (std::size_t a = 0; a < D; ++a) p[a] = coords_[a * size_ + i];
@@ -270,20 +283,19 @@ private:
     // boundary; either returns false to stop. Returns false if stopped.
     template <class Query, class Whole, class Partial>
     bool traverse(const Query& q, Whole&& whole, Partial&& partial) const {
-        if (nodes_.empty()) return true;
-        detail::fixed_stack<Id, stack_capacity> stack;
-        stack.push(Id{0});
-        while (!stack.empty()) {
-            const node& n = nodes_[stack.pop()];
-            const relation rel = q.classify(n.bounds);
-            if (rel == relation::outside) continue;
-            if (rel == relation::inside) {
-                if (!whole(std::size_t{n.begin}, std::size_t{n.end})) return false;
-            } else if (n.child_count == 0) {
-                if (!partial(std::size_t{n.begin}, std::size_t{n.end})) return false;
-            } else {
-                for (Id c = n.child_count; c-- > 0;) stack.push(static_cast<Id>(n.first_child + c));
+        const std::size_t count = node_count();
+        for (std::size_t i = 0; i < count;) {
+            const node& n = nodes_[i];
+            const relation rel = q.classify(box_of(n));
+            if (rel == relation::partial && !is_leaf(n, i)) {
+                ++i;  // look inside: the first child is next
+                continue;
             }
+            if (rel != relation::outside) {
+                const std::size_t b = n.begin, e = nodes_[n.skip].begin;
+                if (!(rel == relation::inside ? whole(b, e) : partial(b, e))) return false;
+            }
+            i = n.skip;
         }
         return true;
     }
@@ -374,15 +386,17 @@ private:
     void check_input(const point_type* points, std::size_t n, const build_options& options) const;
     void sort_input(const point_type* points, build_state& st);
     void requantize(std::size_t b, std::size_t e, build_state& st);
-    void build_node(std::size_t ni, std::size_t b, std::size_t e, std::size_t depth, unsigned bits_left,
-                    bool fresh, build_state& st);
-    void make_leaf(std::size_t ni, std::size_t depth);
+    box_type build_node(std::size_t b, std::size_t e, std::size_t depth, unsigned bits_left, bool fresh,
+                        build_state& st);
+    void set_box(std::size_t ni, const box_type& exact);
     box_type tight_bounds(std::size_t b, std::size_t e) const noexcept;
 
     std::size_t size_ = 0;
     detail::raw_vector<T> coords_;  // axis a of stored point i at coords_[a * size_ + i]
     detail::raw_vector<Id> ids_;    // input position of stored point i
-    std::vector<node> nodes_;
+    std::vector<node> nodes_;  // pre-order, then one sentinel whose begin is size_
+    box_type bounds_ = empty_box();
+    point_type origin_{};  // node boxes are stored relative to it
     std::size_t depth_ = 0;
     build_options options_;
 };
@@ -400,15 +414,18 @@ using octree = orthtree<T, 3, Id>;
 namespace detail {
 
 /// Maps coordinates inside `region` to integers in [0, 2^bits) per axis, monotonically.
-/// Works on halves so that extents up to the largest finite values do not overflow.
 template <class T, std::size_t D>
 class quantizer {
 public:
-    quantizer(const box<T, D>& region, unsigned bits) : cells_(std::ldexp(T(1), static_cast<int>(bits))) {
+    quantizer(const box<T, D>& region, unsigned bits)
+        : cells_(std::ldexp(T(1), static_cast<int>(bits))), last_((std::uint64_t{1} << bits) - 1) {
         for (std::size_t a = 0; a < D; ++a) {
-            lo_half_[a] = region.lo[a] / 2;
-            extent_half_[a] = region.hi[a] / 2 - lo_half_[a];
-            scale_[a] = extent_half_[a] > 0 ? cells_ / extent_half_[a] : T(0);
+            // Work on halves only where the extent itself would overflow: halving loses the
+            // smallest subnormals, which a full-width extent keeps.
+            pre_[a] = std::isfinite(region.hi[a] - region.lo[a]) ? T(1) : T(0.5);
+            lo_[a] = region.lo[a] * pre_[a];
+            extent_[a] = region.hi[a] * pre_[a] - lo_[a];
+            scale_[a] = extent_[a] > 0 ? cells_ / extent_[a] : T(0);
             divide_[a] = !std::isfinite(scale_[a]);  // extents so tiny the scale overflows
         }
     }
@@ -421,15 +438,18 @@ public:
 
 private:
     std::uint64_t cell(T v, std::size_t a) const {
-        const T offset = v / 2 - lo_half_[a];
-        const T t = divide_[a] ? offset / extent_half_[a] * cells_ : offset * scale_[a];
-        const T top = cells_ - 1;
-        return static_cast<std::uint64_t>(t < top ? t : top);
+        const T offset = v * pre_[a] - lo_[a];
+        const T t = divide_[a] ? offset / extent_[a] * cells_ : offset * scale_[a];
+        // t is in [0, cells]; clamp as an integer, since cells - 1 need not be a T.
+        const std::uint64_t q = t < cells_ ? static_cast<std::uint64_t>(t) : last_;
+        return q < last_ ? q : last_;
     }
 
     T cells_;
-    T lo_half_[D];
-    T extent_half_[D];
+    std::uint64_t last_;
+    T pre_[D];
+    T lo_[D];
+    T extent_[D];
     T scale_[D];
     bool divide_[D];
 };
@@ -461,9 +481,14 @@ void orthtree<T, D, Id>::build(const point_type* points, std::size_t n, const bu
     st.axis_bits = std::min(detail::morton_bits<D>(), static_cast<unsigned>((64 - st.index_bits) / D));
     if (st.axis_bits == 0) throw std::length_error("quoct: too many points to sort");
     sort_input(points, st);
-    nodes_.reserve(2 * n / options.leaf_size + 1);
+    bounds_ = tight_bounds(0, n);
+    // float holds float coordinates exactly; wider ones lose least measured from the centre.
+    for (std::size_t a = 0; a < D; ++a)
+        origin_[a] = std::is_same<T, float>::value ? T(0) : bounds_.lo[a] / 2 + bounds_.hi[a] / 2;
+    nodes_.reserve(2 * n / options.leaf_size + 2);
+    build_node(0, n, 0, st.axis_bits, true, st);
     nodes_.push_back(node{});
-    build_node(0, 0, n, 0, st.axis_bits, true, st);
+    nodes_.back().begin = static_cast<Id>(n);
     nodes_.shrink_to_fit();
 }
 
@@ -525,30 +550,58 @@ auto orthtree<T, D, Id>::tight_bounds(std::size_t b, std::size_t e) const noexce
     return r;
 }
 
+namespace detail {
+// The float nearest to v - origin on the low (high) side, such that origin + T(f), computed
+// in T, is <= v (>= v): a float bound that still holds v, whatever the rounding.
+template <class T>
+float float_below(T v, T origin) {
+    const T rel = v - origin;
+    constexpr T big = std::numeric_limits<float>::max();
+    float f = rel < -big ? -std::numeric_limits<float>::infinity() : rel > big ? std::numeric_limits<float>::max()
+                                                                              : static_cast<float>(rel);
+    while (origin + static_cast<T>(f) > v) f = std::nextafter(f, -std::numeric_limits<float>::infinity());
+    return f;
+}
+template <class T>
+float float_above(T v, T origin) {
+    const T rel = v - origin;
+    constexpr T big = std::numeric_limits<float>::max();
+    float f = rel > big ? std::numeric_limits<float>::infinity() : rel < -big ? -std::numeric_limits<float>::max()
+                                                                             : static_cast<float>(rel);
+    while (origin + static_cast<T>(f) < v) f = std::nextafter(f, std::numeric_limits<float>::infinity());
+    return f;
+}
+}  // namespace detail
+
 template <class T, std::size_t D, class Id>
-void orthtree<T, D, Id>::make_leaf(std::size_t ni, std::size_t depth) {
-    node& n = nodes_[ni];
-    n.bounds = tight_bounds(n.begin, n.end);
-    n.first_child = 0;
-    n.child_count = 0;
-    depth_ = std::max(depth_, depth);
+void orthtree<T, D, Id>::set_box(std::size_t ni, const box_type& exact) {
+    for (std::size_t a = 0; a < D; ++a) {
+        nodes_[ni].lo[a] = detail::float_below(exact.lo[a], origin_[a]);
+        nodes_[ni].hi[a] = detail::float_above(exact.hi[a], origin_[a]);
+    }
 }
 
-// Builds node ni over stored points [b, e), whose keys share all but their low
-// D * bits_left bits. Levels where every point falls in the same child are skipped, so
-// each internal node has at least two children. When the keys run out of bits the range
-// is re-sorted on a grid fitted to its points; `fresh` says the current grid was fitted to
-// this node and nothing split since, so running out again means the points are all equal.
+// Appends the subtree over stored points [b, e) in pre-order and returns the exact bounds
+// of its points. The keys of [b, e) share all but their low D * bits_left bits. Levels where
+// every point falls in the same child are skipped, so each internal node has at least two
+// children. When the keys run out of bits the range is re-sorted on a grid fitted to its
+// points; `fresh` says the current grid was fitted to this node and nothing split since,
+// so running out again means the points are all equal.
 template <class T, std::size_t D, class Id>
-void orthtree<T, D, Id>::build_node(std::size_t ni, std::size_t b, std::size_t e, std::size_t depth,
-                                    unsigned bits_left, bool fresh, build_state& st) {
+auto orthtree<T, D, Id>::build_node(std::size_t b, std::size_t e, std::size_t depth, unsigned bits_left,
+                                    bool fresh, build_state& st) -> box_type {
+    const std::size_t ni = nodes_.size();
+    nodes_.push_back(node{});
     nodes_[ni].begin = static_cast<Id>(b);
-    nodes_[ni].end = static_cast<Id>(e);
-    if (e - b <= options_.leaf_size || depth >= options_.max_depth) return make_leaf(ni, depth);
+    nodes_[ni].skip = static_cast<Id>(ni + 1);
+    bool leaf = e - b <= options_.leaf_size || depth >= options_.max_depth;
     constexpr std::uint64_t mask = fanout - 1;
-    for (;;) {
+    while (!leaf) {
         if (bits_left == 0) {
-            if (fresh) return make_leaf(ni, depth);  // a fitted grid could not separate them: all equal
+            if (fresh) {  // a fitted grid could not separate them: all equal
+                leaf = true;
+                break;
+            }
             requantize(b, e, st);
             bits_left = st.axis_bits;
             fresh = true;
@@ -556,6 +609,12 @@ void orthtree<T, D, Id>::build_node(std::size_t ni, std::size_t b, std::size_t e
         const unsigned shift = static_cast<unsigned>(D) * (bits_left - 1);
         if (((st.key(b) >> shift) & mask) != ((st.key(e - 1) >> shift) & mask)) break;
         --bits_left;
+    }
+    if (leaf) {
+        depth_ = std::max(depth_, depth);
+        const box_type exact = tight_bounds(b, e);
+        set_box(ni, exact);
+        return exact;
     }
     // Keys are sorted and share every digit above this one, so each child is one run.
     const unsigned shift = static_cast<unsigned>(D) * (bits_left - 1);
@@ -576,20 +635,17 @@ void orthtree<T, D, Id>::build_node(std::size_t ni, std::size_t b, std::size_t e
         s = lo;
     }
     run_start[runs] = e;
-    const std::size_t first = nodes_.size();
-    nodes_.resize(first + runs);
-    nodes_[ni].first_child = static_cast<Id>(first);
-    nodes_[ni].child_count = static_cast<Id>(runs);
     box_type all = empty_box();
     for (std::size_t c = 0; c < runs; ++c) {
-        build_node(first + c, run_start[c], run_start[c + 1], depth + 1, bits_left - 1, false, st);
-        const box_type& cb = nodes_[first + c].bounds;
+        const box_type cb = build_node(run_start[c], run_start[c + 1], depth + 1, bits_left - 1, false, st);
         for (std::size_t a = 0; a < D; ++a) {
             all.lo[a] = std::min(all.lo[a], cb.lo[a]);
             all.hi[a] = std::max(all.hi[a], cb.hi[a]);
         }
     }
-    nodes_[ni].bounds = all;
+    nodes_[ni].skip = static_cast<Id>(nodes_.size());
+    set_box(ni, all);
+    return all;
 }
 
 template <class T, std::size_t D, class Id>
@@ -628,17 +684,18 @@ void orthtree<T, D, Id>::nearest(const point_type& p, std::size_t k, std::vector
         T distance_sq;
     };
     detail::fixed_stack<entry, stack_capacity> stack;
-    stack.push(entry{Id{0}, distance_sq(p, nodes_[0].bounds)});
+    stack.push(entry{Id{0}, distance_sq(p, box_of(nodes_[0]))});
     while (!stack.empty()) {
         const entry top = stack.pop();
         if (prunable(top.distance_sq)) continue;
         const node& n = nodes_[top.index];
-        if (n.child_count == 0) {
+        if (is_leaf(n, top.index)) {
+            const std::size_t n_end = nodes_[n.skip].begin;
             // Distances first, in a loop that vectorises; then only the contenders are offered.
             constexpr std::size_t chunk = 64;
             T dist[chunk];
-            for (std::size_t s = n.begin; s < n.end; s += chunk) {
-                const std::size_t m = std::min<std::size_t>(n.end - s, chunk);
+            for (std::size_t s = n.begin; s < n_end; s += chunk) {
+                const std::size_t m = std::min<std::size_t>(n_end - s, chunk);
                 for (std::size_t j = 0; j < m; ++j) dist[j] = distance_sq(point_at(s + j), p);
                 for (std::size_t j = 0; j < m; ++j)
                     if (out.size() < k || dist[j] <= out.front().distance_sq) offer(neighbor_type{ids_[s + j], dist[j]});
@@ -646,14 +703,14 @@ void orthtree<T, D, Id>::nearest(const point_type& p, std::size_t k, std::vector
             continue;
         }
         entry near[fanout];
-        for (Id c = 0; c < n.child_count; ++c) {
-            const Id ci = static_cast<Id>(n.first_child + c);
-            entry x{ci, distance_sq(p, nodes_[ci].bounds)};
-            Id j = c;
+        std::size_t children = 0;
+        for (std::size_t ci = top.index + std::size_t{1}; ci < n.skip; ci = nodes_[ci].skip, ++children) {
+            const entry x{static_cast<Id>(ci), distance_sq(p, box_of(nodes_[ci]))};
+            std::size_t j = children;
             for (; j > 0 && near[j - 1].distance_sq < x.distance_sq; --j) near[j] = near[j - 1];
             near[j] = x;  // farthest first, so the nearest child is popped next
         }
-        for (Id c = 0; c < n.child_count; ++c)
+        for (std::size_t c = 0; c < children; ++c)
             if (!prunable(near[c].distance_sq)) stack.push(near[c]);
     }
     std::sort_heap(out.begin(), out.end(), before);
