@@ -1,0 +1,205 @@
+// quoct svg: draws the quadtree's cells by splitting the points' bounding box while a cell
+// counts more than leaf_size points (count(box) on a quoct::quadtree), so the picture shows
+// how densely each region is indexed without needing the tree's internal nodes.
+#include "svg.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <ostream>
+#include <stdexcept>
+
+#include <quoct/orthtree.hpp>
+
+namespace quoct {
+namespace cli {
+
+namespace {
+
+using box2 = box<double, 2>;
+
+// Maps lon/lat to picture coordinates, equirectangular about the view's middle latitude.
+class projection {
+public:
+    projection(const box2& view, double width) : view_(view) {
+        const double mid = (view.lo[1] + view.hi[1]) / 2;
+        kx_ = std::max(std::cos(mid * geo::pi / 180), 0.05);
+        scale_ = width / std::max((view.hi[0] - view.lo[0]) * kx_, 1e-9);
+    }
+    double x(double lon) const { return (lon - view_.lo[0]) * kx_ * scale_; }
+    double y(double lat) const { return (view_.hi[1] - lat) * scale_; }
+    double height() const { return y(view_.lo[1]); }
+
+private:
+    box2 view_;
+    double kx_, scale_;
+};
+
+std::string num(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f", v);
+    return buf;
+}
+
+bool meets(const box2& a, const box2& b) {
+    return a.lo[0] <= b.hi[0] && b.lo[0] <= a.hi[0] && a.lo[1] <= b.hi[1] && b.lo[1] <= a.hi[1];
+}
+
+// The location `metres` from (lon, lat) along `bearing` radians, on geo's sphere.
+geo::lonlat destination(double lon, double lat, double metres, double bearing) {
+    const double d = metres / geo::earth_radius, phi = lat * geo::pi / 180, lam = lon * geo::pi / 180;
+    const double phi2 = std::asin(std::sin(phi) * std::cos(d) + std::cos(phi) * std::sin(d) * std::cos(bearing));
+    const double lam2 =
+        lam + std::atan2(std::sin(bearing) * std::sin(d) * std::cos(phi), std::cos(d) - std::sin(phi) * std::sin(phi2));
+    double out_lon = lam2 * 180 / geo::pi;
+    while (out_lon > 180) out_lon -= 360;
+    while (out_lon < -180) out_lon += 360;
+    return {out_lon, phi2 * 180 / geo::pi};
+}
+
+// The circle's outline as a ring of lon/lat points (not wrapped at the antimeridian).
+std::vector<geo::lonlat> circle_ring(const svg_shape& s) {
+    std::vector<geo::lonlat> ring;
+    for (int i = 0; i <= 96; ++i) {
+        geo::lonlat p = destination(s.lon, s.lat, s.metres, 2 * geo::pi * i / 96);
+        if (p.lon - s.lon > 180) p.lon -= 360;
+        if (s.lon - p.lon > 180) p.lon += 360;
+        ring.push_back(p);
+    }
+    return ring;
+}
+
+box2 extent_of(const std::vector<geo::lonlat>& pts) {
+    box2 b{{{180, 90}}, {{-180, -90}}};
+    for (const auto& p : pts) {
+        b.lo[0] = std::min(b.lo[0], p.lon), b.lo[1] = std::min(b.lo[1], p.lat);
+        b.hi[0] = std::max(b.hi[0], p.lon), b.hi[1] = std::max(b.hi[1], p.lat);
+    }
+    if (b.lo[0] > b.hi[0]) b = box2{{{-180, -90}}, {{180, 90}}};
+    return b;
+}
+
+// The region to draw: the shape's extent grown by half on each side, clamped to the world.
+box2 view_of(const svg_shape& shape, const std::vector<geo::lonlat>& locations) {
+    box2 e;
+    if (shape.type == svg_shape::kind::none) return extent_of(locations);
+    if (shape.type == svg_shape::kind::circle) {
+        e = extent_of(circle_ring(shape));
+    } else if (shape.type == svg_shape::kind::box) {
+        e = box2{{{shape.west, shape.south}}, {{shape.east, shape.north}}};
+        if (shape.west > shape.east) e.lo[0] = -180, e.hi[0] = 180;
+    } else {
+        std::vector<geo::lonlat> vertices;  // the shells' vertices bound the (straight-edged) area
+        for (const auto& polygon : shape.area)
+            for (const auto& p : polygon.outer()) vertices.push_back({p.x(), p.y()});
+        e = extent_of(vertices);
+    }
+    const double gx = std::max((e.hi[0] - e.lo[0]) / 2, 0.01), gy = std::max((e.hi[1] - e.lo[1]) / 2, 0.01);
+    return box2{{{std::max(e.lo[0] - gx, -180.0), std::max(e.lo[1] - gy, -90.0)}},
+                {{std::min(e.hi[0] + gx, 180.0), std::min(e.hi[1] + gy, 90.0)}}};
+}
+
+// Draws the leaf cells that meet the view, splitting a cell while it counts > leaf_size.
+void draw_cells(std::ostream& out, const quadtree<double>& tree, const box2& view, const projection& pr,
+                std::size_t leaf_size) {
+    struct item {
+        box2 cell;
+        int depth;
+    };
+    std::vector<item> stack{{extent_of({}), 0}};
+    if (tree.size() > 0) {
+        box2 all{{{tree.bounds().lo[0], tree.bounds().lo[1]}}, {{tree.bounds().hi[0], tree.bounds().hi[1]}}};
+        stack = {{all, 0}};
+    }
+    out << "<g fill=\"none\" stroke=\"#4a7ab5\" stroke-width=\"0.6\">\n";
+    while (!stack.empty()) {
+        const item it = stack.back();
+        stack.pop_back();
+        if (!meets(it.cell, view)) continue;
+        const double w = pr.x(it.cell.hi[0]) - pr.x(it.cell.lo[0]);
+        if (it.depth < 24 && w > 2 && tree.count(it.cell) > leaf_size) {
+            const double mx = (it.cell.lo[0] + it.cell.hi[0]) / 2, my = (it.cell.lo[1] + it.cell.hi[1]) / 2;
+            for (unsigned code = 0; code < 4; ++code) {
+                box2 c = it.cell;
+                (code & 1u ? c.lo[0] : c.hi[0]) = mx;
+                (code & 2u ? c.lo[1] : c.hi[1]) = my;
+                stack.push_back({c, it.depth + 1});
+            }
+            continue;
+        }
+        out << "<rect x=\"" << num(pr.x(it.cell.lo[0])) << "\" y=\"" << num(pr.y(it.cell.hi[1])) << "\" width=\""
+            << num(w) << "\" height=\"" << num(pr.y(it.cell.lo[1]) - pr.y(it.cell.hi[1])) << "\"/>\n";
+    }
+    out << "</g>\n";
+}
+
+void draw_ring(std::ostream& out, const std::vector<geo::lonlat>& ring, const projection& pr) {
+    out << "M";
+    for (std::size_t i = 0; i < ring.size(); ++i)
+        out << (i ? " " : "") << num(pr.x(ring[i].lon)) << "," << num(pr.y(ring[i].lat));
+    out << "Z";
+}
+
+void draw_shape(std::ostream& out, const svg_shape& shape, const projection& pr) {
+    if (shape.type == svg_shape::kind::none) return;
+    out << "<path fill=\"#e8590c\" fill-opacity=\"0.12\" stroke=\"#e8590c\" stroke-width=\"2\" fill-rule=\"evenodd\" d=\"";
+    if (shape.type == svg_shape::kind::circle) {
+        draw_ring(out, circle_ring(shape), pr);
+    } else if (shape.type == svg_shape::kind::box) {
+        const double east = shape.west > shape.east ? shape.east + 360 : shape.east;
+        draw_ring(out, {{shape.west, shape.south}, {east, shape.south}, {east, shape.north}, {shape.west, shape.north}},
+                  pr);
+    } else {
+        for (const auto& polygon : shape.area) {
+            std::vector<geo::lonlat> ring;
+            for (const auto& p : polygon.outer()) ring.push_back({p.x(), p.y()});
+            draw_ring(out, ring, pr);
+            for (const auto& inner : polygon.inners()) {
+                ring.clear();
+                for (const auto& p : inner) ring.push_back({p.x(), p.y()});
+                draw_ring(out, ring, pr);
+            }
+        }
+    }
+    out << "\"/>\n";
+}
+
+void draw_points(std::ostream& out, const std::vector<geo::lonlat>& locations, const std::vector<std::size_t>& ids,
+                 const box2& view, const projection& pr, const char* fill, const char* radius) {
+    out << "<g fill=\"" << fill << "\">\n";
+    for (std::size_t id : ids) {
+        const auto& p = locations[id];
+        if (p.lon < view.lo[0] || p.lon > view.hi[0] || p.lat < view.lo[1] || p.lat > view.hi[1]) continue;
+        out << "<circle cx=\"" << num(pr.x(p.lon)) << "\" cy=\"" << num(pr.y(p.lat)) << "\" r=\"" << radius << "\"/>\n";
+    }
+    out << "</g>\n";
+}
+
+}  // namespace
+
+void write_svg(std::ostream& out, const std::vector<geo::lonlat>& locations, const std::vector<std::size_t>& hits,
+               const svg_shape& shape, const svg_options& options) {
+    if (options.leaf_size == 0) throw std::invalid_argument("quoct svg: leaf size must be at least 1");
+    if (!(options.width > 0)) throw std::invalid_argument("quoct svg: width must be positive");
+    const box2 view = view_of(shape, locations);
+    const projection pr(view, options.width);
+    std::vector<point<double, 2>> pts;
+    pts.reserve(locations.size());
+    for (const auto& p : locations) pts.push_back({{p.lon, p.lat}});
+    const quadtree<double> tree(pts);
+
+    out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << num(options.width) << "\" height=\""
+        << num(pr.height() + 24) << "\" viewBox=\"0 -24 " << num(options.width) << " " << num(pr.height() + 24)
+        << "\">\n<rect x=\"0\" y=\"-24\" width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+    draw_cells(out, tree, view, pr, options.leaf_size);
+    std::vector<std::size_t> all(locations.size());
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+    draw_points(out, locations, all, view, pr, "#555", "1.2");
+    draw_shape(out, shape, pr);
+    draw_points(out, locations, hits, view, pr, "#d6336c", "2.2");
+    out << "<text x=\"6\" y=\"-7\" font-family=\"sans-serif\" font-size=\"14\">" << options.title << "</text>\n</svg>\n";
+}
+
+}  // namespace cli
+}  // namespace quoct

@@ -1,0 +1,49 @@
+// quoct svg: a picture of the quadtree over lon/lat points, with a query and its hits.
+#ifndef QUOCT_CLI_SVG_HPP
+#define QUOCT_CLI_SVG_HPP
+
+#include <cstddef>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include <quoct/geo.hpp>
+#include <quoct/io/wkt.hpp>
+
+namespace quoct {
+namespace cli {
+
+/// The query shape drawn over the picture, in lon/lat degrees.
+struct svg_shape {
+    enum class kind { none, circle, box, polygon } type = kind::none;
+    /// circle: centre and radius in metres.
+    double lon = 0, lat = 0, metres = 0;
+    /// box: bounds; west > east crosses the antimeridian.
+    double west = 0, south = 0, east = 0, north = 0;
+    /// polygon: the area as read by io::read_wkt_area.
+    io::wkt_multi_polygon area;
+};
+
+/// What to draw.
+struct svg_options {
+    /// Width of the picture in pixels; the height follows from the view's aspect.
+    double width = 900;
+    /// A quadtree cell is split while it holds more than this many points.
+    std::size_t leaf_size = 32;
+    /// Title line at the top of the picture.
+    std::string title;
+};
+
+/// Writes an SVG picture to `out`: every location in the view as a dot, the hits (indices
+/// into `locations`) highlighted, the shape outlined, and the cells of a quadtree built over
+/// the locations' lon/lat (cells split while count(cell) > leaf_size). The view is the
+/// shape's extent grown by half on each side, or the points' extent when there is no shape;
+/// lon/lat are drawn equirectangular, scaled by cos(latitude) at the view's middle.
+/// Throws std::invalid_argument if leaf_size is 0 or width is not positive.
+void write_svg(std::ostream& out, const std::vector<geo::lonlat>& locations, const std::vector<std::size_t>& hits,
+               const svg_shape& shape, const svg_options& options);
+
+}  // namespace cli
+}  // namespace quoct
+
+#endif  // QUOCT_CLI_SVG_HPP

@@ -1,0 +1,283 @@
+// quoct::io: named lon/lat locations from CSV and GeoJSON, and out as a table, CSV or GeoJSON.
+#include <quoct/io/locations.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <ostream>
+#include <system_error>
+
+#include <nlohmann/json.hpp>
+
+namespace quoct {
+namespace io {
+
+namespace {
+
+using json = nlohmann::json;
+
+// Reports a bad record by the policy: throws under stop, records and reports under skip.
+class bad_rows {
+public:
+    bad_rows(const read_options& options, location_table& table) : options_(options), table_(table) {}
+
+    void report(std::size_t where, const parse_error& error) {
+        if (options_.on_bad_row == bad_row_policy::stop) throw error;
+        table_.skipped.push_back({where, error.what()});
+        if (options_.on_skip) options_.on_skip(table_.skipped.back());
+    }
+
+private:
+    const read_options& options_;
+    location_table& table_;
+};
+
+// The message for a coordinate outside its range, or "" when it is in range.
+std::string range_problem(double value, double limit) {
+    if (value >= -limit && value <= limit) return {};
+    const std::string bound = limit == 90 ? "90" : "180";
+    return shortest_decimal(value) + " is not in [-" + bound + ", " + bound + "]";
+}
+
+// Number of characters a UTF-8 string shows as: its bytes less the continuation bytes.
+std::size_t display_width(const std::string& s) {
+    return static_cast<std::size_t>(
+        std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0u) != 0x80u; }));
+}
+
+std::string csv_field(const std::string& s) {
+    if (s.find_first_of(",\"\r\n") == std::string::npos && !s.empty() && s.front() != ' ' && s.back() != ' ') return s;
+    if (s.empty()) return s;
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"') out += '"';
+        out += c;
+    }
+    return out + '"';
+}
+
+std::string kilometres(double metres) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.3f", metres / 1000);
+    return buf;
+}
+
+// Header and text cells of the rows to write, in output order.
+std::vector<std::vector<std::string>> cells_of(const location_table& table, const std::vector<hit>& hits,
+                                               const write_options& options) {
+    std::vector<std::vector<std::string>> cells;
+    cells.reserve(hits.size() + 1);
+    std::vector<std::string> header = table.columns;
+    header.push_back("lon");
+    header.push_back("lat");
+    if (options.with_distance) header.push_back("distance_km");
+    cells.push_back(std::move(header));
+    for (const hit& h : hits) {
+        std::vector<std::string> row = table.values[h.id];
+        row.push_back(shortest_decimal(table.locations[h.id].lon));
+        row.push_back(shortest_decimal(table.locations[h.id].lat));
+        if (options.with_distance) row.push_back(kilometres(h.metres));
+        cells.push_back(std::move(row));
+    }
+    return cells;
+}
+
+void write_table(std::ostream& out, const std::vector<std::vector<std::string>>& cells) {
+    const std::size_t n = cells.front().size();
+    std::vector<std::size_t> width(n, 0);
+    std::vector<bool> numeric(n, cells.size() > 1);
+    for (std::size_t r = 0; r < cells.size(); ++r)
+        for (std::size_t c = 0; c < n; ++c) {
+            width[c] = std::max(width[c], display_width(cells[r][c]));
+            if (r > 0 && !parse_number(cells[r][c])) numeric[c] = false;
+        }
+    for (const auto& row : cells) {
+        std::string line;
+        for (std::size_t c = 0; c < n; ++c) {
+            const std::string pad(width[c] - display_width(row[c]), ' ');
+            if (c > 0) line += "  ";
+            line += numeric[c] ? pad + row[c] : row[c] + pad;
+        }
+        while (!line.empty() && line.back() == ' ') line.pop_back();
+        out << line << '\n';
+    }
+}
+
+void write_csv(std::ostream& out, const std::vector<std::vector<std::string>>& cells) {
+    for (const auto& row : cells) {
+        for (std::size_t c = 0; c < row.size(); ++c) out << (c > 0 ? "," : "") << csv_field(row[c]);
+        out << "\r\n";
+    }
+}
+
+void write_geojson(std::ostream& out, const location_table& table, const std::vector<hit>& hits,
+                   const write_options& options) {
+    out << "{\"type\":\"FeatureCollection\",\"features\":[";
+    for (std::size_t i = 0; i < hits.size(); ++i) {
+        const hit& h = hits[i];
+        json properties = json::object();
+        for (std::size_t c = 0; c < table.columns.size(); ++c) properties[table.columns[c]] = table.values[h.id][c];
+        if (options.with_distance) properties["distance_km"] = std::round(h.metres) / 1000;
+        const json feature = {
+            {"type", "Feature"},
+            {"geometry", {{"type", "Point"}, {"coordinates", {table.locations[h.id].lon, table.locations[h.id].lat}}}},
+            {"properties", properties}};
+        out << (i > 0 ? ",\n" : "\n") << feature.dump(-1, ' ', false, json::error_handler_t::replace);
+    }
+    out << "\n]}\n";
+}
+
+// One GeoJSON feature's location, or a description of what is wrong with it.
+std::string point_of(const json& feature, geo::lonlat& where) {
+    if (!feature.is_object() || feature.value("type", json()) != "Feature") return "not a Feature object";
+    const auto geometry = feature.find("geometry");
+    if (geometry == feature.end() || geometry->is_null()) return "has no geometry";
+    if (!geometry->is_object() || !geometry->contains("type") || !(*geometry)["type"].is_string())
+        return "geometry has no type";
+    const std::string type = (*geometry)["type"].get<std::string>();
+    if (type != "Point") return "geometry is a " + type + ", not a Point";
+    const auto coordinates = geometry->find("coordinates");
+    if (coordinates == geometry->end() || !coordinates->is_array() || coordinates->size() < 2 || coordinates->size() > 3)
+        return "Point coordinates are not [lon, lat] or [lon, lat, altitude]";
+    for (const json& x : *coordinates)
+        if (!x.is_number()) return "Point coordinate " + x.dump() + " is not a number";
+    where = {(*coordinates)[0].get<double>(), (*coordinates)[1].get<double>()};
+    std::string problem = range_problem(where.lon, 180);
+    if (!problem.empty()) return "longitude " + problem;
+    problem = range_problem(where.lat, 90);
+    if (!problem.empty()) return "latitude " + problem;
+    return {};
+}
+
+bool ends_with_ci(const std::string& s, const std::string& suffix) {
+    if (s.size() < suffix.size()) return false;
+    return std::equal(suffix.begin(), suffix.end(), s.end() - static_cast<std::ptrdiff_t>(suffix.size()),
+                      [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
+}
+
+}  // namespace
+
+std::size_t location_table::find_column(const std::string& name) const noexcept {
+    return static_cast<std::size_t>(std::find(columns.begin(), columns.end(), name) - columns.begin());
+}
+
+location_table read_locations(const csv_table& table, const read_options& options) {
+    const std::size_t lon_col = table.column(options.lon_column);
+    const std::size_t lat_col = table.column(options.lat_column);
+    location_table out;
+    out.source = table.source;
+    for (std::size_t c = 0; c < table.header.size(); ++c)
+        if (c != lon_col && c != lat_col) out.columns.push_back(table.header[c]);
+    bad_rows bad(options, out);
+    for (std::size_t r = 0; r < table.rows.size(); ++r) {
+        geo::lonlat where{};
+        try {
+            where = {table.number(r, lon_col), table.number(r, lat_col)};
+        } catch (const parse_error& e) {
+            bad.report(table.lines[r], e);
+            continue;
+        }
+        const std::string lon_problem = range_problem(where.lon, 180), lat_problem = range_problem(where.lat, 90);
+        if (!lon_problem.empty() || !lat_problem.empty()) {
+            const bool lon_bad = !lon_problem.empty();
+            const std::string& column = lon_bad ? options.lon_column : options.lat_column;
+            bad.report(table.lines[r], parse_error(table.source, table.lines[r],
+                                                   "column '" + column + "': " + (lon_bad ? lon_problem : lat_problem)));
+            continue;
+        }
+        std::vector<std::string> kept;
+        kept.reserve(out.columns.size());
+        for (std::size_t c = 0; c < table.header.size(); ++c)
+            if (c != lon_col && c != lat_col) kept.push_back(table.rows[r][c]);
+        out.locations.push_back(where);
+        out.values.push_back(std::move(kept));
+        out.origins.push_back(table.lines[r]);
+    }
+    return out;
+}
+
+location_table read_locations_csv(const std::string& path, const read_options& options) {
+    return read_locations(read_csv(path), options);
+}
+
+location_table read_locations_geojson(std::istream& in, const std::string& source, const read_options& options) {
+    json doc;
+    try {
+        doc = json::parse(in);
+    } catch (const json::exception& e) {
+        throw parse_error(source, 0, std::string("invalid JSON: ") + e.what());
+    }
+    if (!doc.is_object() || doc.value("type", json()) != "FeatureCollection")
+        throw parse_error(source, 0, "not a GeoJSON FeatureCollection");
+    const auto features = doc.find("features");
+    if (features == doc.end() || !features->is_array())
+        throw parse_error(source, 0, "the FeatureCollection has no \"features\" array");
+
+    location_table out;
+    out.source = source;
+    bad_rows bad(options, out);
+    for (std::size_t i = 0; i < features->size(); ++i) {
+        const json& feature = (*features)[i];
+        geo::lonlat where{};
+        const std::string problem = point_of(feature, where);
+        if (!problem.empty()) {
+            bad.report(i, parse_error(source, 0, "feature " + std::to_string(i) + ": " + problem));
+            continue;
+        }
+        std::vector<std::string> kept(out.columns.size());
+        const auto properties = feature.find("properties");
+        if (properties != feature.end() && properties->is_object()) {
+            for (const auto& item : properties->items()) {
+                const std::size_t c = out.find_column(item.key());
+                if (c == out.columns.size()) {
+                    out.columns.push_back(item.key());
+                    for (auto& row : out.values) row.emplace_back();
+                    kept.emplace_back();
+                }
+                const json& v = item.value();
+                kept[c] = v.is_string() ? v.get<std::string>() : v.is_null() ? std::string() : v.dump();
+            }
+        }
+        out.locations.push_back(where);
+        out.values.push_back(std::move(kept));
+        out.origins.push_back(i);
+    }
+    return out;
+}
+
+location_table read_locations_geojson(const std::string& path, const read_options& options) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw parse_error(path, 0, "cannot open the file");
+    return read_locations_geojson(in, path, options);
+}
+
+location_table read_locations_file(const std::string& path, const read_options& options) {
+    if (ends_with_ci(path, ".geojson") || ends_with_ci(path, ".json")) return read_locations_geojson(path, options);
+    return read_locations_csv(path, options);
+}
+
+void write_locations(std::ostream& out, const location_table& table, const std::vector<hit>& hits,
+                     const write_options& options) {
+    if (options.format == output_format::geojson) {
+        write_geojson(out, table, hits, options);
+        return;
+    }
+    const auto cells = cells_of(table, hits, options);
+    if (options.format == output_format::csv)
+        write_csv(out, cells);
+    else
+        write_table(out, cells);
+}
+
+std::string shortest_decimal(double x) {
+    char buf[64];
+    const auto result = std::to_chars(buf, buf + sizeof buf, x);
+    return std::string(buf, result.ptr);
+}
+
+}  // namespace io
+}  // namespace quoct
