@@ -38,7 +38,7 @@ constexpr std::size_t max_depth_limit = 64;
 /// How a tree is built.
 struct build_options {
     /// A node with at most this many points is not split. Must be at least 1.
-    std::size_t leaf_size = 32;
+    std::size_t leaf_size = 48;
     /// Nodes at this depth (the root is at 0) are leaves whatever their size, which bounds
     /// the depth for duplicate or extremely spread points. At most max_depth_limit.
     std::size_t max_depth = max_depth_limit;
