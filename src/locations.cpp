@@ -18,7 +18,8 @@ namespace io {
 
 namespace {
 
-using json = nlohmann::json;
+// ordered_json keeps properties in the order written, for columns and for output.
+using json = nlohmann::ordered_json;
 
 // Reports a bad record by the policy: throws under stop, records and reports under skip.
 class bad_rows {
