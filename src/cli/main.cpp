@@ -90,7 +90,8 @@ void name_first(io::location_table& table, const common& c, bool explicit_name) 
                     row.begin() + static_cast<std::ptrdiff_t>(col) + 1);
 }
 
-void clear_progress(const io::location_table&) {
+/// Clears the progress line load() may have left on a terminal.
+void clear_progress() {
     if (::isatty(STDERR_FILENO)) std::cerr << "\r\033[K" << std::flush;
 }
 
@@ -188,6 +189,84 @@ void add_box(CLI::App& sub, query& q, bool required) {
     }
 }
 
+/// The subcommands, as added to the app.
+struct commands {
+    CLI::App* near;
+    CLI::App* box;
+    CLI::App* polygon;
+    CLI::App* svg;
+};
+
+/// Declares every subcommand and its options, writing the parsed values into c and q.
+commands add_commands(CLI::App& app, common& c, query& q) {
+    commands cmd{};
+    cmd.near = app.add_subcommand("near", "points within --km of (--lon, --lat), nearest first; or the --k nearest");
+    add_centre(*cmd.near, q, true);
+    cmd.near->add_option("--k", q.k, "the k nearest points (within --km, if given too)")->check(CLI::PositiveNumber);
+    cmd.box = app.add_subcommand("box", "points in a lon/lat box, in file order");
+    add_box(*cmd.box, q, true);
+    cmd.polygon = app.add_subcommand("polygon", "points in a WKT polygon (lon lat degrees, boundary included), in file order");
+    cmd.polygon->add_option("--wkt", q.wkt, "POLYGON((lon lat, ...)) or MULTIPOLYGON(...)")->required();
+    cmd.svg = app.add_subcommand("svg", "an SVG picture of the quadtree over the points, with one query and its hits");
+    add_centre(*cmd.svg, q, false);
+    add_box(*cmd.svg, q, false);
+    cmd.svg->add_option("--wkt", q.wkt, "a WKT polygon to query and draw");
+    cmd.svg->add_option("-o,--output", q.output, "the SVG file to write")->required();
+    cmd.svg->add_option("--width", q.width, "picture width in pixels")->check(CLI::Range(16.0, 20000.0))->capture_default_str();
+    cmd.svg->add_option("--leaf-size", q.leaf_size, "split a drawn cell while it holds more points")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    for (auto* sub : {cmd.near, cmd.box, cmd.polygon, cmd.svg}) add_common(*sub, c);
+    for (auto* sub : {cmd.near, cmd.box, cmd.polygon}) add_output(*sub, c);
+    CLI::App* near = cmd.near;
+    near->callback([near] {
+        if (near->count("--km") == 0 && near->count("--k") == 0) throw CLI::RequiredError("--km or --k");
+    });
+    CLI::App* svg = cmd.svg;
+    svg->callback([svg] {
+        const int shapes = (svg->count("--km") > 0) + (svg->count("--west") > 0) + (svg->count("--wkt") > 0);
+        if (shapes > 1) throw CLI::ValidationError("give at most one of --km (with --lon, --lat), the box, --wkt");
+    });
+    return cmd;
+}
+
+/// The svg subcommand: queries the shape and writes the picture to q.output.
+void run_svg(const CLI::App& svg, const query& q, const io::location_table& table, const geo::index<>& ix) {
+    const quoct::cli::svg_shape shape = shape_of(svg, q);
+    const std::vector<std::size_t> hits = svg_hits(ix, shape);
+    std::ofstream out(q.output);
+    if (!out) throw io::parse_error(q.output, 0, "cannot open for writing");
+    quoct::cli::svg_options options;
+    options.width = q.width;
+    options.leaf_size = q.leaf_size;
+    options.title = std::to_string(hits.size()) + " of " + std::to_string(ix.size()) +
+                    " points; quadtree cells split above " + std::to_string(q.leaf_size) + " points";
+    quoct::cli::write_svg(out, table.locations, hits, shape, options);
+    if (!out.flush()) throw io::parse_error(q.output, 0, "cannot write");
+}
+
+/// Runs the parsed subcommand `used`; returns the exit code. Throws on data errors.
+int run(const CLI::App* used, const commands& cmd, const common& c, const query& q) {
+    io::location_table table = load(c);
+    name_first(table, c, used->count("--name-column") > 0);
+    const geo::index<> ix(table.locations);
+    clear_progress();
+    if (used == cmd.svg) {
+        run_svg(*cmd.svg, q, table, ix);
+        return 0;
+    }
+    std::vector<io::hit> hits;
+    if (used == cmd.near) hits = run_near(ix, q);
+    if (used == cmd.box) hits = as_hits(ix.in_box(q.west, q.south, q.east, q.north));
+    if (used == cmd.polygon) hits = as_hits(geo::covered_by(ix, io::read_wkt_area(q.wkt, "--wkt")));
+    io::write_options options;
+    options.format = format_of(c.format);
+    options.with_distance = used == cmd.near;
+    io::write_locations(std::cout, table, hits, options);
+    std::cout.flush();
+    return std::cout ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -195,69 +274,14 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     common c;
     query q;
-
-    auto* near = app.add_subcommand("near", "points within --km of (--lon, --lat), nearest first; or the --k nearest");
-    add_centre(*near, q, true);
-    near->add_option("--k", q.k, "the k nearest points (within --km, if given too)")->check(CLI::PositiveNumber);
-    auto* box = app.add_subcommand("box", "points in a lon/lat box, in file order");
-    add_box(*box, q, true);
-    auto* polygon = app.add_subcommand("polygon", "points in a WKT polygon (lon lat degrees, boundary included), in file order");
-    polygon->add_option("--wkt", q.wkt, "POLYGON((lon lat, ...)) or MULTIPOLYGON(...)")->required();
-    auto* svg = app.add_subcommand("svg", "an SVG picture of the quadtree over the points, with one query and its hits");
-    add_centre(*svg, q, false);
-    add_box(*svg, q, false);
-    svg->add_option("--wkt", q.wkt, "a WKT polygon to query and draw");
-    svg->add_option("-o,--output", q.output, "the SVG file to write")->required();
-    svg->add_option("--width", q.width, "picture width in pixels")->check(CLI::Range(16.0, 20000.0))->capture_default_str();
-    svg->add_option("--leaf-size", q.leaf_size, "split a drawn cell while it holds more points")
-        ->check(CLI::PositiveNumber)
-        ->capture_default_str();
-    for (auto* sub : {near, box, polygon, svg}) add_common(*sub, c);
-    for (auto* sub : {near, box, polygon}) add_output(*sub, c);
-    near->callback([&] {
-        if (near->count("--km") == 0 && near->count("--k") == 0) throw CLI::RequiredError("--km or --k");
-    });
-    svg->callback([&] {
-        const std::size_t shapes = (svg->count("--km") > 0) + (svg->count("--west") > 0) + (svg->count("--wkt") > 0);
-        if (shapes > 1) throw CLI::ValidationError("give at most one of --km (with --lon, --lat), the box, --wkt");
-    });
-
+    const commands cmd = add_commands(app, c, q);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         return app.exit(e);
     }
-
     try {
-        const CLI::App* used = app.get_subcommands().front();
-        io::location_table table = load(c);
-        name_first(table, c, used->count("--name-column") > 0);
-        const geo::index<> ix(table.locations);
-        clear_progress(table);
-        if (used == svg) {
-            const quoct::cli::svg_shape shape = shape_of(*svg, q);
-            const std::vector<std::size_t> hits = svg_hits(ix, shape);
-            std::ofstream out(q.output);
-            if (!out) throw io::parse_error(q.output, 0, "cannot open for writing");
-            quoct::cli::svg_options options;
-            options.width = q.width;
-            options.leaf_size = q.leaf_size;
-            options.title = std::to_string(hits.size()) + " of " + std::to_string(ix.size()) + " points; quadtree cells of at most " +
-                            std::to_string(q.leaf_size);
-            quoct::cli::write_svg(out, table.locations, hits, shape, options);
-            if (!out.flush()) throw io::parse_error(q.output, 0, "cannot write");
-            return 0;
-        }
-        std::vector<io::hit> hits;
-        if (used == near) hits = run_near(ix, q);
-        if (used == box) hits = as_hits(ix.in_box(q.west, q.south, q.east, q.north));
-        if (used == polygon) hits = as_hits(geo::covered_by(ix, io::read_wkt_area(q.wkt, "--wkt")));
-        io::write_options options;
-        options.format = format_of(c.format);
-        options.with_distance = used == near;
-        io::write_locations(std::cout, table, hits, options);
-        std::cout.flush();
-        return std::cout ? 0 : 1;
+        return run(app.get_subcommands().front(), cmd, c, q);
     } catch (const std::exception& e) {
         if (::isatty(STDERR_FILENO)) std::cerr << "\r\033[K";
         std::cerr << "quoct: error: " << e.what() << '\n';
