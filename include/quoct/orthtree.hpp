@@ -655,30 +655,37 @@ void orthtree<T, D, Id>::nearest(const point_type& p, std::size_t k, std::vector
     out.clear();
     if (nodes_.empty()) return;
     k = std::min(k, size_);
-    // `out` is a max-heap on (distance_sq, id) holding the best k so far.
+    // `out` is a max-heap on (distance_sq, id) holding the best k so far; `worst` is the
+    // distance of its root once it is full, and infinity before.
     const auto before = [](const neighbor_type& x, const neighbor_type& y) {
         return x.distance_sq < y.distance_sq || (x.distance_sq == y.distance_sq && x.id < y.id);
     };
+    out.reserve(k);
+    T worst = std::numeric_limits<T>::infinity();
     const auto offer = [&](const neighbor_type& c) {
         if (out.size() < k) {
             out.push_back(c);
             std::push_heap(out.begin(), out.end(), before);
+            if (out.size() == k) worst = out.front().distance_sq;
         } else if (before(c, out.front())) {
             // Replace the worst (the root) and sift the newcomer down.
-            const std::size_t m = out.size();
+            neighbor_type* h = out.data();
+            const std::size_t m = k;
             std::size_t i = 0;
             for (std::size_t child = 1; child < m; child = 2 * i + 1) {
-                if (child + 1 < m && before(out[child], out[child + 1])) ++child;
-                if (!before(c, out[child])) break;
-                out[i] = out[child];
+                if (child + 1 < m && before(h[child], h[child + 1])) ++child;
+                if (!before(c, h[child])) break;
+                h[i] = h[child];
                 i = child;
             }
-            out[i] = c;
+            h[i] = c;
+            worst = h[0].distance_sq;
         }
     };
     // A node may hold a point tied with the worst kept one but with a smaller id, so only
-    // nodes strictly farther than the worst are pruned.
-    const auto prunable = [&](T d) { return out.size() == k && d > out.front().distance_sq; };
+    // nodes strictly farther than the worst are pruned (an infinite box distance, possible
+    // only with infinite coordinates, is never pruned while the heap is not full).
+    const auto prunable = [&](T d) { return d > worst; };
     struct entry {
         Id index;
         T distance_sq;
@@ -698,22 +705,26 @@ void orthtree<T, D, Id>::nearest(const point_type& p, std::size_t k, std::vector
                 const std::size_t m = std::min<std::size_t>(n_end - s, chunk);
                 for (std::size_t j = 0; j < m; ++j) dist[j] = distance_sq(point_at(s + j), p);
                 for (std::size_t j = 0; j < m; ++j)
-                    if (out.size() < k || dist[j] <= out.front().distance_sq) offer(neighbor_type{ids_[s + j], dist[j]});
+                    if (dist[j] <= worst) offer(neighbor_type{ids_[s + j], dist[j]});
             }
             continue;
         }
         entry near[fanout];
         std::size_t children = 0;
-        for (std::size_t ci = top.index + std::size_t{1}; ci < n.skip; ci = nodes_[ci].skip, ++children) {
+        for (std::size_t ci = top.index + std::size_t{1}; ci < n.skip; ci = nodes_[ci].skip) {
             const entry x{static_cast<Id>(ci), distance_sq(p, box_of(nodes_[ci]))};
-            std::size_t j = children;
-            for (; j > 0 && near[j - 1].distance_sq < x.distance_sq; --j) near[j] = near[j - 1];
-            near[j] = x;  // farthest first, so the nearest child is popped next
+            if (!prunable(x.distance_sq)) near[children++] = x;
         }
-        for (std::size_t c = 0; c < children; ++c)
-            if (!prunable(near[c].distance_sq)) stack.push(near[c]);
+        if (children == 0) continue;
+        // The nearest child goes on top, to be searched next; the order of the others
+        // matters little, since by the time they are popped the bound has tightened.
+        std::size_t nearest_child = 0;
+        for (std::size_t c = 1; c < children; ++c)
+            if (near[c].distance_sq < near[nearest_child].distance_sq) nearest_child = c;
+        std::swap(near[nearest_child], near[children - 1]);
+        for (std::size_t c = 0; c < children; ++c) stack.push(near[c]);
     }
-    std::sort_heap(out.begin(), out.end(), before);
+    std::sort(out.begin(), out.end(), before);  // for small k much cheaper than sort_heap
 }
 
 }  // namespace quoct
