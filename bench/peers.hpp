@@ -30,6 +30,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <iterator>
 #include <memory>
 #include <optional>
@@ -60,8 +61,12 @@ public:
         std::vector<typename tree_type::neighbor_type> nearest;
     };
 
-    void prepare(const std::vector<point<D>>& pts) { points_ = &pts; }
-    void build() { tree_.emplace(*points_); }
+    void prepare(const std::vector<point<D>>& pts) {
+        points_ = &pts;
+        // QUOCT_BENCH_LEAF=<n> overrides the default leaf size, for tuning experiments.
+        if (const char* leaf = std::getenv("QUOCT_BENCH_LEAF")) options_.leaf_size = std::strtoul(leaf, nullptr, 10);
+    }
+    void build() { tree_.emplace(*points_, options_); }
     std::size_t memory_bytes() const { return tree_->memory_bytes(); }
 
     std::size_t radius(const point<D>& c, double r, buffers& b) const {
@@ -86,6 +91,7 @@ public:
 
 private:
     const std::vector<point<D>>* points_ = nullptr;
+    quoct::build_options options_;
     std::optional<tree_type> tree_;
 };
 

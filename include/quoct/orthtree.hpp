@@ -383,8 +383,8 @@ private:
     };
 
     void build(const point_type* points, std::size_t n, const build_options& options);
-    void check_input(const point_type* points, std::size_t n, const build_options& options) const;
-    void sort_input(const point_type* points, build_state& st);
+    box_type check_input(const point_type* points, std::size_t n, const build_options& options) const;
+    void sort_input(const point_type* points, const box_type& all, build_state& st);
     void requantize(std::size_t b, std::size_t e, build_state& st);
     box_type build_node(std::size_t b, std::size_t e, std::size_t depth, unsigned bits_left, bool fresh,
                         build_state& st);
@@ -440,9 +440,10 @@ private:
     std::uint64_t cell(T v, std::size_t a) const {
         const T offset = v * pre_[a] - lo_[a];
         const T t = divide_[a] ? offset / extent_[a] * cells_ : offset * scale_[a];
-        // t is in [0, cells]; clamp as an integer, since cells - 1 need not be a T.
-        const std::uint64_t q = t < cells_ ? static_cast<std::uint64_t>(t) : last_;
-        return q < last_ ? q : last_;
+        // t is in [0, cells]: t == cells maps to the last cell, and t < cells truncates to
+        // at most cells - 1 (cells is a power of two, at most 2^32, so the signed conversion,
+        // one instruction, is exact).
+        return t < cells_ ? static_cast<std::uint64_t>(static_cast<std::int64_t>(t)) : last_;
     }
 
     T cells_;
@@ -456,22 +457,35 @@ private:
 
 }  // namespace detail
 
+// Checks the options and the points, and returns the bounds of the points: one pass.
 template <class T, std::size_t D, class Id>
-void orthtree<T, D, Id>::check_input(const point_type* points, std::size_t n, const build_options& options) const {
+auto orthtree<T, D, Id>::check_input(const point_type* points, std::size_t n, const build_options& options) const
+    -> box_type {
     if (options.leaf_size == 0) throw std::invalid_argument("quoct: build_options::leaf_size must be at least 1");
     if (options.max_depth > max_depth_limit)
         throw std::invalid_argument("quoct: build_options::max_depth may not exceed " +
                                     std::to_string(max_depth_limit));
     if (n > std::size_t{std::numeric_limits<Id>::max()} / 2)
         throw std::length_error("quoct: " + std::to_string(n) + " points do not fit the Id type");
+    box_type all = empty_box();
+    bool finite = true;
     for (std::size_t i = 0; i < n; ++i)
-        if (!is_finite(points[i]))
-            throw std::invalid_argument("quoct: point " + std::to_string(i) + " has a NaN or infinite coordinate");
+        for (std::size_t a = 0; a < D; ++a) {
+            const T v = points[i][a];
+            finite &= std::abs(v) <= std::numeric_limits<T>::max();  // false for NaN too
+            all.lo[a] = std::min(all.lo[a], v);
+            all.hi[a] = std::max(all.hi[a], v);
+        }
+    if (!finite)
+        for (std::size_t i = 0; i < n; ++i)
+            if (!is_finite(points[i]))
+                throw std::invalid_argument("quoct: point " + std::to_string(i) + " has a NaN or infinite coordinate");
+    return all;
 }
 
 template <class T, std::size_t D, class Id>
 void orthtree<T, D, Id>::build(const point_type* points, std::size_t n, const build_options& options) {
-    check_input(points, n, options);
+    const box_type all = check_input(points, n, options);
     options_ = options;
     size_ = n;
     if (n == 0) return;
@@ -480,8 +494,8 @@ void orthtree<T, D, Id>::build(const point_type* points, std::size_t n, const bu
     while (st.index_bits < 64 && (std::uint64_t{1} << st.index_bits) < n) ++st.index_bits;
     st.axis_bits = std::min(detail::morton_bits<D>(), static_cast<unsigned>((64 - st.index_bits) / D));
     if (st.axis_bits == 0) throw std::length_error("quoct: too many points to sort");
-    sort_input(points, st);
-    bounds_ = tight_bounds(0, n);
+    sort_input(points, all, st);
+    bounds_ = all;
     // float holds float coordinates exactly; wider ones lose least measured from the centre.
     for (std::size_t a = 0; a < D; ++a)
         origin_[a] = std::is_same<T, float>::value ? T(0) : bounds_.lo[a] / 2 + bounds_.hi[a] / 2;
@@ -495,13 +509,7 @@ void orthtree<T, D, Id>::build(const point_type* points, std::size_t n, const bu
 // Computes every point's Morton key relative to the bounds of all points, sorts, and
 // copies the coordinates in key order into the axis-major store.
 template <class T, std::size_t D, class Id>
-void orthtree<T, D, Id>::sort_input(const point_type* points, build_state& st) {
-    box_type all = empty_box();
-    for (std::size_t i = 0; i < size_; ++i)
-        for (std::size_t a = 0; a < D; ++a) {
-            all.lo[a] = std::min(all.lo[a], points[i][a]);
-            all.hi[a] = std::max(all.hi[a], points[i][a]);
-        }
+void orthtree<T, D, Id>::sort_input(const point_type* points, const box_type& all, build_state& st) {
     const detail::quantizer<T, D> quant(all, st.axis_bits);
     st.items.resize(size_);
     for (std::size_t i = 0; i < size_; ++i) st.items[i] = quant.key(points[i]) << st.index_bits | i;
@@ -542,10 +550,18 @@ auto orthtree<T, D, Id>::tight_bounds(std::size_t b, std::size_t e) const noexce
     box_type r = empty_box();
     for (std::size_t a = 0; a < D; ++a) {
         const T* col = axis(a);
-        for (std::size_t i = b; i < e; ++i) {
-            r.lo[a] = std::min(r.lo[a], col[i]);
-            r.hi[a] = std::max(r.hi[a], col[i]);
+        // Two accumulators each, so the min and max chains run side by side.
+        T lo0 = r.lo[a], lo1 = r.lo[a], hi0 = r.hi[a], hi1 = r.hi[a];
+        std::size_t i = b;
+        for (; i + 1 < e; i += 2) {
+            lo0 = std::min(lo0, col[i]);
+            lo1 = std::min(lo1, col[i + 1]);
+            hi0 = std::max(hi0, col[i]);
+            hi1 = std::max(hi1, col[i + 1]);
         }
+        if (i < e) lo0 = std::min(lo0, col[i]), hi0 = std::max(hi0, col[i]);
+        r.lo[a] = std::min(lo0, lo1);
+        r.hi[a] = std::max(hi0, hi1);
     }
     return r;
 }

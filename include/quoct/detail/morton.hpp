@@ -102,8 +102,21 @@ inline void radix_sort(raw_vector<std::uint64_t>& items, raw_vector<std::uint64_
         mask[p] = (std::uint64_t{1} << std::min(digit_bits, bits - p * digit_bits)) - 1;
     }
     std::vector<std::size_t> count(buckets * passes);
-    for (const std::uint64_t it : items)
-        for (unsigned p = 0; p < passes; ++p) ++count[p * buckets + ((it >> shift[p]) & mask[p])];
+    // All histograms in one read; the pass count as a constant, so the inner loop unrolls.
+    const auto histogram = [&](auto constant_passes) {
+        constexpr unsigned P = decltype(constant_passes)::value;
+        for (const std::uint64_t it : items)
+            for (unsigned p = 0; p < P; ++p) ++count[p * buckets + ((it >> shift[p]) & mask[p])];
+    };
+    switch (passes) {
+        case 0: break;
+        case 1: histogram(std::integral_constant<unsigned, 1>{}); break;
+        case 2: histogram(std::integral_constant<unsigned, 2>{}); break;
+        case 3: histogram(std::integral_constant<unsigned, 3>{}); break;
+        case 4: histogram(std::integral_constant<unsigned, 4>{}); break;
+        case 5: histogram(std::integral_constant<unsigned, 5>{}); break;
+        default: histogram(std::integral_constant<unsigned, 6>{}); break;  // 64 bits / 11
+    }
     scratch.resize(n);
     for (unsigned p = 0; p < passes; ++p) {
         std::size_t* c = count.data() + p * buckets;
