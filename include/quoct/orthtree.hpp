@@ -671,15 +671,30 @@ void orthtree<T, D, Id>::nearest(const point_type& p, std::size_t k, std::vector
     out.clear();
     if (nodes_.empty()) return;
     k = std::min(k, size_);
-    // `out` is a max-heap on (distance_sq, id) holding the best k so far; `worst` is the
-    // distance of its root once it is full, and infinity before.
+    // `out` holds the best k so far: for small k a sorted array (insertion is cheaper than
+    // a heap and no sort is left for the end), for larger k a max-heap on (distance_sq, id).
+    // `worst` is the distance of the worst kept one once k are kept, and infinity before.
     const auto before = [](const neighbor_type& x, const neighbor_type& y) {
         return x.distance_sq < y.distance_sq || (x.distance_sq == y.distance_sq && x.id < y.id);
     };
+    constexpr std::size_t sorted_up_to = 32;
+    const bool sorted = k <= sorted_up_to;
     out.reserve(k);
     T worst = std::numeric_limits<T>::infinity();
     const auto offer = [&](const neighbor_type& c) {
-        if (out.size() < k) {
+        if (sorted) {
+            std::size_t i = out.size();
+            if (i == k) {
+                if (!before(c, out[i - 1])) return;
+                --i;  // the worst drops out
+            } else {
+                out.push_back(c);
+            }
+            neighbor_type* a = out.data();
+            for (; i > 0 && before(c, a[i - 1]); --i) a[i] = a[i - 1];
+            a[i] = c;
+            if (out.size() == k) worst = a[k - 1].distance_sq;
+        } else if (out.size() < k) {
             out.push_back(c);
             std::push_heap(out.begin(), out.end(), before);
             if (out.size() == k) worst = out.front().distance_sq;
@@ -740,7 +755,7 @@ void orthtree<T, D, Id>::nearest(const point_type& p, std::size_t k, std::vector
         std::swap(near[nearest_child], near[children - 1]);
         for (std::size_t c = 0; c < children; ++c) stack.push(near[c]);
     }
-    std::sort(out.begin(), out.end(), before);  // for small k much cheaper than sort_heap
+    if (!sorted) std::sort(out.begin(), out.end(), before);  // cheaper than sort_heap
 }
 
 }  // namespace quoct
