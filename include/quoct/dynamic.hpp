@@ -2,18 +2,23 @@
 // between queries, with ids that stay stable. Optional header; standard library only.
 //
 // Design. A static quoct::orthtree "snapshot" holds most points. Points inserted or moved
-// since the snapshot was built go to a small side part: a second, small orthtree plus a
-// flat "tail" of the most recent changes. Snapshot and side-tree entries whose point was
-// erased or moved away are marked dead in a bitmap and skipped by queries. Every mutating
-// call keeps the parts in shape: the side tree is rebuilt (from side tree + tail) when the
-// tail outgrows max(options.tail_limit, side tree / 4), and everything is rebuilt into a
-// new snapshot when the side part (or the dead snapshot entries, if more) exceeds
-// options.rebuild_fraction of the live points. Queries never rebuild anything: they are
-// const, touch no mutable state, and may run from any number of threads at once as long
-// as no thread mutates the index meanwhile.
+// since the snapshot was built go to the side: a flat "tail" of at most
+// options.tail_limit recent changes, scanned by every query, and a few small orthtrees,
+// the "levels", where level j holds at most tail_limit * 4^(j+1) points (the logarithmic
+// method of Bentley and Saxe). Snapshot and level entries whose point was erased or moved
+// away are marked dead in a bitmap and skipped by queries. Every mutating call keeps the
+// parts in shape: a full tail is folded, with the levels below the first one that has
+// room for them all, into that level (one rebuild of a small tree, whose inputs are merged
+// in id order, not sorted), and everything is rebuilt into a new snapshot when the points
+// outside it (or its dead entries, if more) exceed options.rebuild_fraction of the live
+// points. A query thus scans at most tail_limit points and visits the snapshot and
+// O(log(n / tail_limit)) small trees. Queries never rebuild anything: they are const,
+// touch no mutable state, and may run from any number of threads at once as long as no
+// thread mutates the index meanwhile.
 //
-// Moving 1% of the points costs about 1% of a rebuild; moving all of them each step is
-// better served by building a fresh quoct::orthtree (or calling rebuild()).
+// Moving 1% of the points costs a small fraction of a rebuild (bench/bench_sim.cpp
+// measures it); moving all of them each step is better served by building a fresh
+// quoct::orthtree (or calling rebuild()).
 #ifndef QUOCT_DYNAMIC_HPP
 #define QUOCT_DYNAMIC_HPP
 
@@ -42,8 +47,9 @@ struct dynamic_options {
     /// Rebuild the snapshot when pending() (points outside it, or its dead entries,
     /// whichever are more) exceeds this fraction of the live points. Must be in (0, 1].
     double rebuild_fraction = 1.0 / 16;
-    /// The flat tail of recent changes is folded into the side tree once it holds more
-    /// than max(tail_limit, side tree size / 4) points. At least 1.
+    /// The flat tail of recent changes, scanned by every query, is folded into the side
+    /// trees once it holds more than tail_limit points; side tree j (the levels) holds at
+    /// most tail_limit * 4^(j+1). At least 1.
     std::size_t tail_limit = 256;
 };
 
@@ -57,6 +63,7 @@ template <class T, std::size_t D, class Id>
 struct frozen_part {
     orthtree<T, D, Id> tree;
     std::vector<Id> ids;  // tree id -> our id (empty when they are equal)
+    std::vector<point<T, D>> points;  // tree id -> point; kept by the levels, which are merged
     bitmap dead;
     std::size_t dead_count = 0;
     std::size_t stored = 0;
@@ -69,20 +76,18 @@ struct frozen_part {
         ++dead_count;
     }
 
-    // Builds from ids (increasing) whose points are points[id].
-    static frozen_part make(const std::vector<Id>& which, const std::vector<point<T, D>>& points,
-                            const build_options& options) {
+    // Builds over the ids `which` (increasing) with points pts[i] for which[i]; keeps pts
+    // when `keep_points`.
+    static frozen_part make(const std::vector<Id>& which, std::vector<point<T, D>>&& pts,
+                            const build_options& options, bool keep_points) {
         frozen_part f;
-        std::vector<point<T, D>> pts(which.size());
         bool identity = true;
-        for (std::size_t i = 0; i < which.size(); ++i) {
-            pts[i] = points[which[i]];
-            identity = identity && which[i] == i;
-        }
+        for (std::size_t i = 0; i < which.size() && identity; ++i) identity = which[i] == i;
         f.tree = orthtree<T, D, Id>(pts, options);
         if (!identity) f.ids = which;
         f.dead.assign(which.size());
         f.stored = which.size();
+        if (keep_points) f.points = std::move(pts);
         return f;
     }
 };
@@ -155,7 +160,14 @@ public:
     /// How far the index has drifted from its snapshot: the larger of the number of live
     /// points held outside it and the number of its dead entries (a moved point counts in
     /// both, so once). 0 right after rebuild(). For tuning and tests.
-    std::size_t pending() const noexcept { return std::max(side_.live() + tail_.size(), snap_.dead_count); }
+    std::size_t pending() const noexcept { return std::max(outside(), snap_.dead_count); }
+    /// Number of side trees (levels) in use besides the snapshot; O(log(pending() /
+    /// options.tail_limit)). For tuning and tests.
+    std::size_t side_trees() const noexcept {
+        std::size_t n = 0;
+        for (const part& level : levels_) n += level.stored != 0 ? 1u : 0u;
+        return n;
+    }
 
     // --- mutation (not thread-safe: no other call may run meanwhile) -----------------------
 
@@ -217,9 +229,11 @@ public:
         which.reserve(live_);
         for (std::size_t id = 0; id < points_.size(); ++id)
             if (where_[id] != erased) which.push_back(static_cast<Id>(id));
-        part fresh = part::make(which, points_, options_.tree);
+        std::vector<point_type> pts(which.size());
+        for (std::size_t i = 0; i < which.size(); ++i) pts[i] = points_[which[i]];
+        part fresh = part::make(which, std::move(pts), options_.tree, false);
         snap_ = std::move(fresh);
-        side_ = part{};
+        levels_.clear();
         tail_.clear();
         tail_points_.clear();
         for (std::size_t i = 0; i < which.size(); ++i) {
@@ -322,7 +336,7 @@ public:
         detail::check_k(k);
         out.clear();
         nearest_in(snap_, p, k, out);
-        nearest_in(side_, p, k, out);
+        for (const part& level : levels_) nearest_in(level, p, k, out);
         for (std::size_t i = 0; i < tail_.size(); ++i)
             out.push_back(neighbor_type{tail_[i], distance_sq(tail_points_[i], p)});
         std::sort(out.begin(), out.end(), [](const neighbor_type& x, const neighbor_type& y) {
@@ -341,7 +355,9 @@ public:
 
 private:
     using part = detail::sim::frozen_part<T, D, Id>;
-    enum : unsigned char { erased, at_snapshot, in_side, in_tail };
+    // where_[id]: erased, at_snapshot, in_tail, or in_level + j for level j.
+    enum : unsigned char { erased, at_snapshot, in_tail, in_level };
+    static constexpr std::size_t max_levels = 255 - in_level;
 
     void check_options() const {
         if (!(options_.rebuild_fraction > 0 && options_.rebuild_fraction <= 1))
@@ -373,8 +389,8 @@ private:
     void detach(Id id) noexcept {
         const Id s = slot_[id];
         switch (where_[id]) {
+            case erased: break;
             case at_snapshot: snap_.kill(s); break;
-            case in_side: side_.kill(s); break;
             case in_tail: {
                 const Id last = tail_.back();
                 tail_[s] = last;
@@ -384,29 +400,100 @@ private:
                 tail_points_.pop_back();
                 break;
             }
-            default: break;
+            default: levels_[where_[id] - in_level].kill(s); break;
         }
+    }
+
+    // Live points held outside the snapshot.
+    std::size_t outside() const noexcept {
+        std::size_t n = tail_.size();
+        for (const part& level : levels_) n += level.live();
+        return n;
+    }
+    // Most points level j may hold: tail_limit * 4^(j+1), saturating.
+    std::size_t level_capacity(std::size_t j) const noexcept {
+        std::size_t c = options_.tail_limit;
+        for (std::size_t i = 0; i <= j; ++i) c = c > std::numeric_limits<std::size_t>::max() / 4 ? c : c * 4;
+        return c;
     }
 
     void maintain() {
         const double limit = options_.rebuild_fraction * static_cast<double>(live_);
-        if (static_cast<double>(pending()) > limit && pending() > 16) return rebuild();
-        if (tail_.size() > std::max(options_.tail_limit, side_.live() / 4)) rebuild_side();
+        const std::size_t drift = pending();
+        if (static_cast<double>(drift) > limit && drift > 16) return rebuild();
+        if (tail_.size() > options_.tail_limit) fold_tail();
     }
 
-    void rebuild_side() {
-        std::vector<Id> which(tail_);
-        for (std::size_t pos = 0; pos < side_.stored; ++pos)
-            if (!side_.is_dead(static_cast<Id>(pos))) which.push_back(side_.id_of(static_cast<Id>(pos)));
-        std::sort(which.begin(), which.end());
-        part fresh = part::make(which, points_, options_.tree);
-        side_ = std::move(fresh);
+    // Moves the tail and levels 0..j-1 into level j, the first level with room for them
+    // all (a new one if none has), rebuilding it; the levels below are left empty. Their
+    // live entries are merged in id order: each level's is increasing already, the tail's
+    // is sorted. If it throws (std::bad_alloc) the index is unchanged.
+    void fold_tail() {
+        std::size_t j = 0, total = tail_.size();
+        for (; j < levels_.size(); ++j) {
+            total += levels_[j].live();
+            if (total <= level_capacity(j)) break;
+        }
+        if (j >= max_levels) return rebuild();  // unreachable in practice: capacities grow 4x
+        const std::size_t merged_levels = std::min(j + 1, levels_.size());
+        // Sources: the tail (sorted here) and levels 0..merged_levels-1, each in id order;
+        // a k-way merge over at most a few dozen sources, taking the smallest id each time.
+        std::vector<std::size_t> order(tail_.size());
+        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return tail_[x] < tail_[y]; });
+        std::vector<std::size_t> cursor(merged_levels + 1, 0);  // last one: the tail
+        const auto skip_dead = [&](std::size_t l) {
+            const part& level = levels_[l];
+            while (cursor[l] < level.stored && level.is_dead(static_cast<Id>(cursor[l]))) ++cursor[l];
+        };
+        for (std::size_t l = 0; l < merged_levels; ++l) skip_dead(l);
+        std::vector<Id> which;
+        std::vector<point_type> pts;
+        which.reserve(total);
+        pts.reserve(total);
+        constexpr Id none = std::numeric_limits<Id>::max();  // above every id (ids < max / 2)
+        for (;;) {
+            std::size_t best = merged_levels;
+            Id best_id = cursor[merged_levels] < order.size() ? tail_[order[cursor[merged_levels]]] : none;
+            for (std::size_t l = 0; l < merged_levels; ++l) {
+                const part& level = levels_[l];
+                if (cursor[l] < level.stored) {
+                    const Id id = level.id_of(static_cast<Id>(cursor[l]));
+                    if (id < best_id) best = l, best_id = id;
+                }
+            }
+            if (best_id == none) break;
+            which.push_back(best_id);
+            if (best == merged_levels) {
+                pts.push_back(tail_points_[order[cursor[best]]]);
+                ++cursor[best];
+            } else {
+                pts.push_back(levels_[best].points[cursor[best]]);
+                ++cursor[best];
+                skip_dead(best);
+            }
+        }
+        part fresh = part::make(which, std::move(pts), options_.tree, true);
+        if (j == levels_.size()) levels_.emplace_back();
+        // Nothing below throws.
+        levels_[j] = std::move(fresh);
+        for (std::size_t l = 0; l < j; ++l) levels_[l] = part{};
         tail_.clear();
         tail_points_.clear();
+        const auto tag = static_cast<unsigned char>(in_level + j);
         for (std::size_t i = 0; i < which.size(); ++i) {
-            where_[which[i]] = in_side;
+            where_[which[i]] = tag;
             slot_[which[i]] = static_cast<Id>(i);
         }
+    }
+
+    // Calls f(part) for the snapshot and each level.
+    template <class F>
+    bool each_part(F&& f) const {
+        if (!f(snap_)) return false;
+        for (const part& level : levels_)
+            if (!f(level)) return false;
+        return true;
     }
 
     // --- query plumbing: tree_visit(tree, g) runs the shape's visit on one tree, test(p)
@@ -414,13 +501,12 @@ private:
 
     template <class TreeVisit, class Test, class F>
     bool visit_in(TreeVisit&& tree_visit, Test&& test, F& f) const {
-        for (const part* pt : {&snap_, &side_}) {
-            const part& pp = *pt;
-            const bool went_on = tree_visit(pp.tree, [&](Id pos, const point_type& p) {
+        const bool went_on = each_part([&](const part& pp) {
+            return tree_visit(pp.tree, [&](Id pos, const point_type& p) {
                 return pp.is_dead(pos) || detail::sim::go_on(f, pp.id_of(pos), p);
             });
-            if (!went_on) return false;
-        }
+        });
+        if (!went_on) return false;
         for (std::size_t i = 0; i < tail_.size(); ++i) {
             const point_type& p = tail_points_[i];
             if (test(p) && !detail::sim::go_on(f, tail_[i], p)) return false;
@@ -437,9 +523,10 @@ private:
                 if (!snap_.is_dead(pos)) out[k++] = snap_.id_of(pos);
             out.resize(k);
         }
-        tree_visit(side_.tree, [&](Id pos, const point_type&) {
-            if (!side_.is_dead(pos)) out.push_back(side_.id_of(pos));
-        });
+        for (const part& level : levels_)
+            tree_visit(level.tree, [&](Id pos, const point_type&) {
+                if (!level.is_dead(pos)) out.push_back(level.id_of(pos));
+            });
         for (std::size_t i = 0; i < tail_.size(); ++i)
             if (test(tail_points_[i])) out.push_back(tail_[i]);
     }
@@ -447,14 +534,14 @@ private:
     template <class TreeCount, class TreeVisit, class Test>
     std::size_t count_in(TreeCount&& tree_count, TreeVisit&& tree_visit, Test&& test) const {
         std::size_t n = 0;
-        for (const part* pt : {&snap_, &side_}) {
-            const part& pp = *pt;
+        each_part([&](const part& pp) {
             if (pp.dead_count == 0) {
                 n += tree_count(pp.tree);
             } else {
                 tree_visit(pp.tree, [&](Id pos, const point_type&) { n += pp.is_dead(pos) ? 0u : 1u; });
             }
-        }
+            return true;
+        });
         for (const point_type& p : tail_points_) n += test(p) ? 1u : 0u;
         return n;
     }
@@ -484,11 +571,11 @@ private:
 
     dynamic_options options_;
     std::vector<point_type> points_;    // by id: the current point (stale when erased)
-    std::vector<unsigned char> where_;  // by id: erased, at_snapshot, in_side or in_tail
-    std::vector<Id> slot_;              // by id: position in the snapshot, side tree or tail
+    std::vector<unsigned char> where_;  // by id: erased, at_snapshot, in_tail or in_level + j
+    std::vector<Id> slot_;              // by id: position in the snapshot, the tail or level j
     part snap_;
-    part side_;
-    std::vector<Id> tail_;                   // ids of the points changed since the side tree was built
+    std::vector<part> levels_;               // level j holds at most level_capacity(j) entries
+    std::vector<Id> tail_;                   // ids of the points changed since the last fold
     std::vector<point_type> tail_points_;  // and their points, contiguous for the scan
     std::size_t live_ = 0;
 };
