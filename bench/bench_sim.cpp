@@ -21,7 +21,9 @@
 //               rebuilding an orthtree from scratch and answering the same queries;
 //               rebuild_at_1_over is dynamic_options::rebuild_fraction's denominator
 //               (16 is the default); dynamic_move_1pct_fresh starts each iteration from a fresh snapshot
-//               (untimed), the cost of one step when no automatic rebuild falls due.
+//               (untimed), the cost of one step when no automatic rebuild falls due;
+//               dynamic_fresh_phase times its parts apart: phase 0 the moves (items: moves),
+//               1 the queries after them, 2 the same queries on a freshly built octree.
 //
 // Items/s are particles per second for step/lists/rebuild, queries per second for
 // dynamic. QUOCT_BENCH_SMOKE=1 (or --smoke) runs on 20k particles for a quick check;
@@ -365,6 +367,28 @@ std::vector<quoct::ball<T, D>> query_balls() {
     return q;
 }
 
+// Moves a random 1% of the particles by their kick.
+void move_1pct(quoct::dynamic_octree<T>& index, std::mt19937_64& rng) {
+    auto& s = data();
+    std::uniform_int_distribution<std::uint32_t> pick(0, static_cast<std::uint32_t>(s.n - 1));
+    for (std::size_t m = 0; m < s.n / 100; ++m) {
+        const std::uint32_t id = pick(rng);
+        pt p = index.point(id);
+        for (std::size_t a = 0; a < D; ++a) p[a] += s.kicks[id][a];
+        index.move(id, p);
+    }
+}
+
+template <class Index>
+std::size_t answer(const Index& index, const std::vector<quoct::ball<T, D>>& queries, std::vector<std::uint32_t>& out) {
+    std::size_t found = 0;
+    for (const auto& q : queries) {
+        index.query(q, out);
+        found += out.size();
+    }
+    return found;
+}
+
 void dynamic_move_1pct(benchmark::State& state) {
     auto& s = data();
     quoct::dynamic_options options;
@@ -372,20 +396,11 @@ void dynamic_move_1pct(benchmark::State& state) {
     quoct::dynamic_octree<T> index(s.points, options);
     const auto queries = query_balls();
     std::mt19937_64 rng(5);
-    std::uniform_int_distribution<std::uint32_t> pick(0, static_cast<std::uint32_t>(s.n - 1));
     std::vector<std::uint32_t> out;
     std::size_t found = 0;
     for (auto _ : state) {
-        for (std::size_t m = 0; m < s.n / 100; ++m) {
-            const std::uint32_t id = pick(rng);
-            pt p = index.point(id);
-            for (std::size_t a = 0; a < D; ++a) p[a] += s.kicks[id][a];
-            index.move(id, p);
-        }
-        for (const auto& q : queries) {
-            index.query(q, out);
-            found += out.size();
-        }
+        move_1pct(index, rng);
+        found += answer(index, queries, out);
     }
     benchmark::DoNotOptimize(found);
     state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * dynamic_queries));
@@ -397,26 +412,45 @@ void dynamic_move_1pct_fresh(benchmark::State& state) {
     quoct::dynamic_octree<T> index(s.points);
     const auto queries = query_balls();
     std::mt19937_64 rng(5);
-    std::uniform_int_distribution<std::uint32_t> pick(0, static_cast<std::uint32_t>(s.n - 1));
     std::vector<std::uint32_t> out;
     std::size_t found = 0;
     for (auto _ : state) {
         state.PauseTiming();
         index.rebuild();
         state.ResumeTiming();
-        for (std::size_t m = 0; m < s.n / 100; ++m) {
-            const std::uint32_t id = pick(rng);
-            pt p = index.point(id);
-            for (std::size_t a = 0; a < D; ++a) p[a] += s.kicks[id][a];
-            index.move(id, p);
-        }
-        for (const auto& q : queries) {
-            index.query(q, out);
-            found += out.size();
-        }
+        move_1pct(index, rng);
+        found += answer(index, queries, out);
     }
     benchmark::DoNotOptimize(found);
     state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * dynamic_queries));
+}
+
+// The phases of dynamic_move_1pct_fresh timed apart: phase 0 the moves alone (with the
+// folds into side trees they cause), phase 1 the queries after them; phase 2 the same
+// queries on an octree freshly built over the moved points, for comparison.
+void dynamic_fresh_phase(benchmark::State& state) {
+    auto& s = data();
+    const int phase = static_cast<int>(state.range(0));
+    quoct::dynamic_octree<T> index(s.points);
+    const auto queries = query_balls();
+    std::mt19937_64 rng(5);
+    std::vector<std::uint32_t> out;
+    std::size_t found = 0;
+    for (auto _ : state) {
+        state.PauseTiming();
+        index.rebuild();
+        if (phase != 0) move_1pct(index, rng);
+        std::vector<pt> moved;
+        if (phase == 2)
+            for (std::size_t id = 0; id < s.n; ++id) moved.push_back(index.point(static_cast<std::uint32_t>(id)));
+        const quoct::octree<T> tree(moved);
+        state.ResumeTiming();
+        if (phase == 0) move_1pct(index, rng);
+        else if (phase == 1) found += answer(index, queries, out);
+        else found += answer(tree, queries, out);
+    }
+    benchmark::DoNotOptimize(found);
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * (phase == 0 ? s.n / 100 : dynamic_queries)));
 }
 
 void dynamic_full_rebuild(benchmark::State& state) {
@@ -429,10 +463,7 @@ void dynamic_full_rebuild(benchmark::State& state) {
     for (auto _ : state) {
         kick(pts, s.kicks, step++);  // stands in for the 1% move: a rebuild costs the same
         quoct::octree<T> tree(pts);
-        for (const auto& q : queries) {
-            tree.query(q, out);
-            found += out.size();
-        }
+        found += answer(tree, queries, out);
     }
     benchmark::DoNotOptimize(found);
     state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * dynamic_queries));
@@ -471,6 +502,7 @@ BENCHMARK(rebuild_nanoflann)->Unit(benchmark::kMillisecond);
 BENCHMARK(batch_queries)->ArgsProduct({{1, 2}, {0, 1}})->ArgNames({"threads", "morton"})->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(dynamic_move_1pct)->Arg(16)->Arg(8)->ArgName("rebuild_at_1_over")->Unit(benchmark::kMillisecond);
 BENCHMARK(dynamic_move_1pct_fresh)->Unit(benchmark::kMillisecond);
+BENCHMARK(dynamic_fresh_phase)->DenseRange(0, 2)->ArgName("phase")->Unit(benchmark::kMillisecond);
 BENCHMARK(dynamic_full_rebuild)->Unit(benchmark::kMillisecond);
 
 int main(int argc, char** argv) {

@@ -357,7 +357,9 @@ private:
     using part = detail::sim::frozen_part<T, D, Id>;
     // where_[id]: erased, at_snapshot, in_tail, or in_level + j for level j.
     enum : unsigned char { erased, at_snapshot, in_tail, in_level };
-    static constexpr std::size_t max_levels = 255 - in_level;
+    // Each level holds this many times the one below. Capacities saturate at SIZE_MAX, so
+    // there are at most about 32 levels and in_level + j always fits the tag byte.
+    static constexpr std::size_t level_growth = 4;
 
     void check_options() const {
         if (!(options_.rebuild_fraction > 0 && options_.rebuild_fraction <= 1))
@@ -410,10 +412,11 @@ private:
         for (const part& level : levels_) n += level.live();
         return n;
     }
-    // Most points level j may hold: tail_limit * 4^(j+1), saturating.
+    // Most points level j may hold: tail_limit * level_growth^(j+1), saturating.
     std::size_t level_capacity(std::size_t j) const noexcept {
+        constexpr std::size_t top = std::numeric_limits<std::size_t>::max();
         std::size_t c = options_.tail_limit;
-        for (std::size_t i = 0; i <= j; ++i) c = c > std::numeric_limits<std::size_t>::max() / 4 ? c : c * 4;
+        for (std::size_t i = 0; i <= j; ++i) c = c > top / level_growth ? top : c * level_growth;
         return c;
     }
 
@@ -434,7 +437,6 @@ private:
             total += levels_[j].live();
             if (total <= level_capacity(j)) break;
         }
-        if (j >= max_levels) return rebuild();  // unreachable in practice: capacities grow 4x
         const std::size_t merged_levels = std::min(j + 1, levels_.size());
         // Sources: the tail (sorted here) and levels 0..merged_levels-1, each in id order;
         // a k-way merge over at most a few dozen sources, taking the smallest id each time.
@@ -464,12 +466,11 @@ private:
             }
             if (best_id == none) break;
             which.push_back(best_id);
+            const std::size_t at = cursor[best]++;
             if (best == merged_levels) {
-                pts.push_back(tail_points_[order[cursor[best]]]);
-                ++cursor[best];
+                pts.push_back(tail_points_[order[at]]);
             } else {
-                pts.push_back(levels_[best].points[cursor[best]]);
-                ++cursor[best];
+                pts.push_back(levels_[best].points[at]);
                 skip_dead(best);
             }
         }
