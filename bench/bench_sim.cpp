@@ -406,8 +406,11 @@ void dynamic_move_1pct(benchmark::State& state) {
     state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * dynamic_queries));
 }
 
-// The same from a fresh snapshot each time: the cost of one step, no rebuild due yet.
-void dynamic_move_1pct_fresh(benchmark::State& state) {
+// One step from a fresh snapshot (rebuilt untimed each time), no automatic rebuild due yet.
+// Timed part: 0 the moves of 1% (with the folds into side trees they cause), 1 the queries
+// after them, 2 the same queries on an octree freshly built over the moved points (for
+// comparison), 3 the whole step, moves and queries.
+void fresh_step(benchmark::State& state, int timed) {
     auto& s = data();
     quoct::dynamic_octree<T> index(s.points);
     const auto queries = query_balls();
@@ -417,41 +420,22 @@ void dynamic_move_1pct_fresh(benchmark::State& state) {
     for (auto _ : state) {
         state.PauseTiming();
         index.rebuild();
-        state.ResumeTiming();
-        move_1pct(index, rng);
-        found += answer(index, queries, out);
-    }
-    benchmark::DoNotOptimize(found);
-    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * dynamic_queries));
-}
-
-// The phases of dynamic_move_1pct_fresh timed apart: phase 0 the moves alone (with the
-// folds into side trees they cause), phase 1 the queries after them; phase 2 the same
-// queries on an octree freshly built over the moved points, for comparison.
-void dynamic_fresh_phase(benchmark::State& state) {
-    auto& s = data();
-    const int phase = static_cast<int>(state.range(0));
-    quoct::dynamic_octree<T> index(s.points);
-    const auto queries = query_balls();
-    std::mt19937_64 rng(5);
-    std::vector<std::uint32_t> out;
-    std::size_t found = 0;
-    for (auto _ : state) {
-        state.PauseTiming();
-        index.rebuild();
-        if (phase != 0) move_1pct(index, rng);
+        if (timed == 1 || timed == 2) move_1pct(index, rng);
         std::vector<pt> moved;
-        if (phase == 2)
+        if (timed == 2)
             for (std::size_t id = 0; id < s.n; ++id) moved.push_back(index.point(static_cast<std::uint32_t>(id)));
         const quoct::octree<T> tree(moved);
         state.ResumeTiming();
-        if (phase == 0) move_1pct(index, rng);
-        else if (phase == 1) found += answer(index, queries, out);
-        else found += answer(tree, queries, out);
+        if (timed == 0 || timed == 3) move_1pct(index, rng);
+        if (timed == 1 || timed == 3) found += answer(index, queries, out);
+        if (timed == 2) found += answer(tree, queries, out);
     }
     benchmark::DoNotOptimize(found);
-    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * (phase == 0 ? s.n / 100 : dynamic_queries)));
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * (timed == 0 ? s.n / 100 : dynamic_queries)));
 }
+
+void dynamic_move_1pct_fresh(benchmark::State& state) { fresh_step(state, 3); }
+void dynamic_fresh_phase(benchmark::State& state) { fresh_step(state, static_cast<int>(state.range(0))); }
 
 void dynamic_full_rebuild(benchmark::State& state) {
     auto& s = data();
