@@ -45,7 +45,7 @@ struct common {
     std::string centers, centers_id_column;  // near --centers FILE: many query centres
 };
 
-/// The numeric options as typed: CLI11 only collects them, check_numbers() reads and
+/// The numeric options as typed: CLI11 only collects them, check_arguments() reads and
 /// checks them, so that every refusal says in words what is wrong with which option.
 struct number_args {
     std::string lon, lat, km, k, west, south, east, north;
