@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
+#include <sstream>
 #include <limits>
 #include <ostream>
 #include <system_error>
@@ -67,20 +69,51 @@ std::string kilometres(double metres) {
     return buf;
 }
 
+bool has_altitudes(const location_table& table) { return !table.altitudes.empty(); }
+bool has_feature_ids(const location_table& table) { return !table.feature_ids.empty(); }
+
+// Names `wanted` apart from every name in `taken`: the name itself if free, else the first of
+// name_2, name_3, ... that is neither taken nor one of the names still to come (`later`).
+std::vector<std::string> unique_names(const std::vector<std::string>& wanted, std::vector<std::string> taken) {
+    std::vector<std::string> out;
+    const auto in = [](const std::vector<std::string>& v, const std::string& s) {
+        return std::find(v.begin(), v.end(), s) != v.end();
+    };
+    for (std::size_t i = 0; i < wanted.size(); ++i) {
+        std::string name = wanted[i];
+        const std::vector<std::string> later(wanted.begin() + static_cast<std::ptrdiff_t>(i) + 1, wanted.end());
+        for (std::size_t n = 2; in(taken, name) || (name != wanted[i] && in(later, name)); ++n)
+            name = wanted[i] + "_" + std::to_string(n);
+        taken.push_back(name);
+        out.push_back(std::move(name));
+    }
+    return out;
+}
+
+// The text of the centre label of hit h, or "" when there is no centre column.
+const std::string& center_label(const write_options& options, const hit& h) { return options.center_labels[h.center]; }
+
 // Header and text cells of the rows to write, in output order.
 std::vector<std::vector<std::string>> cells_of(const location_table& table, const std::vector<hit>& hits,
                                                const write_options& options) {
     std::vector<std::vector<std::string>> cells;
     cells.reserve(hits.size() + 1);
-    std::vector<std::string> header = table.columns;
-    header.push_back("lon");
-    header.push_back("lat");
-    if (options.with_distance) header.push_back("distance_km");
-    cells.push_back(std::move(header));
+    cells.push_back(output_columns(table, options));
+    const bool center = !options.center_column.empty();
     for (const hit& h : hits) {
-        std::vector<std::string> row = table.values[h.id];
+        std::vector<std::string> row;
+        row.reserve(cells.front().size());
+        if (center) row.push_back(center_label(options, h));
+        row.insert(row.end(), table.values[h.id].begin(), table.values[h.id].end());
+        if (has_feature_ids(table)) {
+            const std::string& id = table.feature_ids[h.id];
+            // A string id is written as its text, as string properties are.
+            row.push_back(!id.empty() && id.front() == '"' ? json::parse(id).get<std::string>() : id);
+        }
         row.push_back(shortest_decimal(table.locations[h.id].lon));
         row.push_back(shortest_decimal(table.locations[h.id].lat));
+        if (has_altitudes(table))
+            row.push_back(std::isnan(table.altitudes[h.id]) ? std::string() : shortest_decimal(table.altitudes[h.id]));
         if (options.with_distance) row.push_back(kilometres(h.metres));
         cells.push_back(std::move(row));
     }
@@ -115,25 +148,47 @@ void write_csv(std::ostream& out, const std::vector<std::vector<std::string>>& c
     }
 }
 
+// A value as JSON, by its kind; false when it is to be left out (a missing property).
+bool json_value(const std::string& value, value_kind kind, json& out) {
+    switch (kind) {
+    case value_kind::missing: return false;
+    case value_kind::null: out = nullptr; return true;
+    case value_kind::json: out = json::parse(value); return true;
+    case value_kind::text: break;
+    }
+    out = value;
+    return true;
+}
+
 void write_geojson(std::ostream& out, const location_table& table, const std::vector<hit>& hits,
                    const write_options& options) {
+    const std::vector<std::string> names = output_columns(table, options);
+    const std::size_t first = options.center_column.empty() ? 0 : 1;
     out << "{\"type\":\"FeatureCollection\",\"features\":[";
     for (std::size_t i = 0; i < hits.size(); ++i) {
         const hit& h = hits[i];
-        json properties = json::object();
-        for (std::size_t c = 0; c < table.columns.size(); ++c) properties[table.columns[c]] = table.values[h.id][c];
-        if (options.with_distance) properties["distance_km"] = std::round(h.metres) / 1000;
-        const json feature = {
-            {"type", "Feature"},
-            {"geometry", {{"type", "Point"}, {"coordinates", {table.locations[h.id].lon, table.locations[h.id].lat}}}},
-            {"properties", properties}};
+        json properties = json::object(), value;
+        if (first == 1) {
+            const value_kind kind = h.center < options.center_kinds.size() ? options.center_kinds[h.center] : value_kind::text;
+            if (json_value(center_label(options, h), kind, value)) properties[names[0]] = value;
+        }
+        for (std::size_t c = 0; c < table.columns.size(); ++c)
+            if (json_value(table.values[h.id][c], table.kind(h.id, c), value)) properties[names[first + c]] = value;
+        if (options.with_distance) properties[names.back()] = std::round(h.metres) / 1000;
+        json coordinates = {table.locations[h.id].lon, table.locations[h.id].lat};
+        if (has_altitudes(table) && !std::isnan(table.altitudes[h.id])) coordinates.push_back(table.altitudes[h.id]);
+        json feature = {{"type", "Feature"}};
+        if (has_feature_ids(table) && !table.feature_ids[h.id].empty()) feature["id"] = json::parse(table.feature_ids[h.id]);
+        feature["geometry"] = {{"type", "Point"}, {"coordinates", std::move(coordinates)}};
+        feature["properties"] = std::move(properties);
         out << (i > 0 ? ",\n" : "\n") << feature.dump(-1, ' ', false, json::error_handler_t::replace);
     }
     out << "\n]}\n";
 }
 
-// One GeoJSON feature's location, or a description of what is wrong with it.
-std::string point_of(const json& feature, geo::lonlat& where) {
+// One GeoJSON feature's location and altitude (NaN when it has none), or a description of
+// what is wrong with it.
+std::string point_of(const json& feature, geo::lonlat& where, double& altitude) {
     if (!feature.is_object() || feature.value("type", json()) != "Feature") return "not a Feature object";
     const auto geometry = feature.find("geometry");
     if (geometry == feature.end() || geometry->is_null()) return "has no geometry";
@@ -147,11 +202,30 @@ std::string point_of(const json& feature, geo::lonlat& where) {
     for (const json& x : *coordinates)
         if (!x.is_number()) return "Point coordinate " + x.dump() + " is not a number";
     where = {(*coordinates)[0].get<double>(), (*coordinates)[1].get<double>()};
+    altitude = coordinates->size() == 3 ? (*coordinates)[2].get<double>() : std::numeric_limits<double>::quiet_NaN();
     std::string problem = range_problem(where.lon, 180);
     if (!problem.empty()) return "longitude " + problem;
     problem = range_problem(where.lat, 90);
     if (!problem.empty()) return "latitude " + problem;
     return {};
+}
+
+// Adds the properties of `feature` to the last record of `out`, with their kinds; a property
+// seen for the first time becomes a new column, missing from every earlier record.
+void keep_properties(const json& feature, location_table& out) {
+    const auto properties = feature.find("properties");
+    if (properties == feature.end() || !properties->is_object()) return;
+    for (const auto& item : properties->items()) {
+        const std::size_t c = out.find_column(item.key());
+        if (c == out.columns.size()) {
+            out.columns.push_back(item.key());
+            for (auto& row : out.values) row.emplace_back();
+            for (auto& row : out.kinds) row.push_back(value_kind::missing);
+        }
+        const json& v = item.value();
+        out.values.back()[c] = v.is_string() ? v.get<std::string>() : v.is_null() ? std::string() : v.dump();
+        out.kinds.back()[c] = v.is_string() ? value_kind::text : v.is_null() ? value_kind::null : value_kind::json;
+    }
 }
 
 bool ends_with_ci(const std::string& s, const std::string& suffix) {
@@ -166,7 +240,25 @@ std::size_t location_table::find_column(const std::string& name) const noexcept 
     return static_cast<std::size_t>(std::find(columns.begin(), columns.end(), name) - columns.begin());
 }
 
+value_kind location_table::kind(std::size_t record, std::size_t column) const noexcept {
+    return kinds.empty() ? value_kind::text : kinds[record][column];
+}
+
+void location_table::move_column_first(std::size_t column) noexcept {
+    const auto to_front = [column](auto& v) {
+        std::rotate(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(column),
+                    v.begin() + static_cast<std::ptrdiff_t>(column) + 1);
+    };
+    to_front(columns);
+    for (auto& row : values) to_front(row);
+    for (auto& row : kinds) to_front(row);
+}
+
 location_table read_locations(const csv_table& table, const read_options& options) {
+    if (options.lon_column == options.lat_column)
+        throw parse_error(table.source, 0,
+                          "the longitude and latitude columns are both '" + options.lon_column +
+                              "'; give two different columns");
     const std::size_t lon_col = table.column(options.lon_column);
     const std::size_t lat_col = table.column(options.lat_column);
     location_table out;
@@ -197,6 +289,7 @@ location_table read_locations(const csv_table& table, const read_options& option
         out.locations.push_back(where);
         out.values.push_back(std::move(kept));
         out.origins.push_back(table.lines[r]);
+        out.records.push_back(r + 1);
     }
     return out;
 }
@@ -224,29 +317,27 @@ location_table read_locations_geojson(std::istream& in, const std::string& sourc
     for (std::size_t i = 0; i < features->size(); ++i) {
         const json& feature = (*features)[i];
         geo::lonlat where{};
-        const std::string problem = point_of(feature, where);
+        double altitude = 0;
+        const std::string problem = point_of(feature, where, altitude);
         if (!problem.empty()) {
-            bad.report(i, parse_error(source, 0, "feature " + std::to_string(i) + ": " + problem));
+            bad.report(i + 1, parse_error(source, 0, "feature " + std::to_string(i + 1) + ": " + problem));
             continue;
         }
-        std::vector<std::string> kept(out.columns.size());
-        const auto properties = feature.find("properties");
-        if (properties != feature.end() && properties->is_object()) {
-            for (const auto& item : properties->items()) {
-                const std::size_t c = out.find_column(item.key());
-                if (c == out.columns.size()) {
-                    out.columns.push_back(item.key());
-                    for (auto& row : out.values) row.emplace_back();
-                    kept.emplace_back();
-                }
-                const json& v = item.value();
-                kept[c] = v.is_string() ? v.get<std::string>() : v.is_null() ? std::string() : v.dump();
-            }
-        }
         out.locations.push_back(where);
-        out.values.push_back(std::move(kept));
-        out.origins.push_back(i);
+        out.values.emplace_back(out.columns.size());
+        out.kinds.emplace_back(out.columns.size(), value_kind::missing);
+        out.origins.push_back(i + 1);
+        out.records.push_back(i + 1);
+        keep_properties(feature, out);
+        const auto id = feature.find("id");
+        out.feature_ids.push_back(id != feature.end() ? id->dump() : std::string());
+        out.altitudes.push_back(altitude);
     }
+    // Kept only when some feature has one.
+    if (std::all_of(out.feature_ids.begin(), out.feature_ids.end(), [](const std::string& id) { return id.empty(); }))
+        out.feature_ids.clear();
+    if (std::all_of(out.altitudes.begin(), out.altitudes.end(), [](double z) { return std::isnan(z); }))
+        out.altitudes.clear();
     return out;
 }
 
@@ -259,6 +350,34 @@ location_table read_locations_geojson(const std::string& path, const read_option
 location_table read_locations_file(const std::string& path, const read_options& options) {
     if (ends_with_ci(path, ".geojson") || ends_with_ci(path, ".json")) return read_locations_geojson(path, options);
     return read_locations_csv(path, options);
+}
+
+location_table read_locations_stream(std::istream& in, const std::string& source, const read_options& options) {
+    std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    if (in.bad()) throw parse_error(source, 0, "cannot read the input");
+    const std::size_t first = text.find_first_not_of(" \t\r\n");
+    std::istringstream whole(std::move(text));
+    if (first != std::string::npos && whole.str()[first] == '{') return read_locations_geojson(whole, source, options);
+    return read_locations(read_csv(whole, source), options);
+}
+
+std::vector<std::string> output_columns(const location_table& table, const write_options& options) {
+    const bool geojson = options.format == output_format::geojson;
+    std::vector<std::string> reserved, after;
+    if (!geojson && has_feature_ids(table)) after.push_back("feature_id");
+    if (!geojson) after.insert(after.end(), {"lon", "lat"});
+    if (!geojson && has_altitudes(table)) after.push_back("altitude");
+    if (options.with_distance) after.push_back("distance_km");
+    reserved = after;
+    std::vector<std::string> names;
+    if (!options.center_column.empty()) {
+        names.push_back(options.center_column);
+        reserved.push_back(options.center_column);
+    }
+    const std::vector<std::string> kept = unique_names(table.columns, reserved);
+    names.insert(names.end(), kept.begin(), kept.end());
+    names.insert(names.end(), after.begin(), after.end());
+    return names;
 }
 
 void write_locations(std::ostream& out, const location_table& table, const std::vector<hit>& hits,

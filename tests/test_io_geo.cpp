@@ -134,11 +134,12 @@ TEST_CASE("geo io: GeoJSON Point features with their properties", "[io][geo]") {
     CHECK(t.values[2] == strings{"", "", "", "", ""});
     CHECK(t.locations[1].lon == -0.12574);
     CHECK(t.locations[1].lat == 51.50853);
-    CHECK(t.origins == std::vector<std::size_t>{0, 1, 2});
+    CHECK(t.origins == std::vector<std::size_t>{1, 2, 3});  // features count from 1, as lines do
+    CHECK(t.records == std::vector<std::size_t>{1, 2, 3});
     CHECK(from_geojson(collection({})).locations.empty());
 }
 
-TEST_CASE("geo io: GeoJSON errors name the source and the feature index", "[io][geo]") {
+TEST_CASE("geo io: GeoJSON errors name the source and the feature number, from 1", "[io][geo]") {
     CHECK(failure([] { from_geojson(R"({"type":"FeatureCollection","features":[)"); }).find("t.geojson: invalid JSON: ") == 0);
     CHECK(failure([] { from_geojson("[1, 2]"); }) == "t.geojson: not a GeoJSON FeatureCollection");
     CHECK(failure([] { from_geojson(R"({"type":"FeatureCollection"})"); }) ==
@@ -148,35 +149,36 @@ TEST_CASE("geo io: GeoJSON errors name the source and the feature index", "[io][
 
     const std::string line = R"({"type":"Feature","geometry":{"type":"LineString","coordinates":[[0,0],[1,1]]},"properties":{}})";
     const strings features = {
-        point_feature("[1, 2]"),                                      // 0: good
-        line,                                                         // 1
-        point_feature("[10, 91]"),                                    // 2
-        point_feature("[-181, 0]"),                                   // 3
-        point_feature(R"(["1", 2])"),                                 // 4
-        point_feature("[1]"),                                         // 5
-        R"({"type":"Feature","geometry":null,"properties":{}})",      // 6
-        R"({"type":"Point","coordinates":[1,2]})",                    // 7: a bare geometry
-        point_feature("[3, 4]"),                                      // 8: good
+        point_feature("[1, 2]"),                                      // 1: good
+        line,                                                         // 2
+        point_feature("[10, 91]"),                                    // 3
+        point_feature("[-181, 0]"),                                   // 4
+        point_feature(R"(["1", 2])"),                                 // 5
+        point_feature("[1]"),                                         // 6
+        R"({"type":"Feature","geometry":null,"properties":{}})",      // 7
+        R"({"type":"Point","coordinates":[1,2]})",                    // 8: a bare geometry
+        point_feature("[3, 4]"),                                      // 9: good
     };
     const std::string text = collection(features);
-    CHECK(failure([&] { from_geojson(text); }) == "t.geojson: feature 1: geometry is a LineString, not a Point");
+    CHECK(failure([&] { from_geojson(text); }) == "t.geojson: feature 2: geometry is a LineString, not a Point");
 
     io::read_options options;
     options.on_bad_row = io::bad_row_policy::skip;
     const auto t = from_geojson(text, options);
-    CHECK(t.origins == std::vector<std::size_t>{0, 8});
+    CHECK(t.origins == std::vector<std::size_t>{1, 9});
+    CHECK(t.records == std::vector<std::size_t>{1, 9});
     REQUIRE(t.skipped.size() == 7);
     const strings expected = {
-        "t.geojson: feature 1: geometry is a LineString, not a Point",
-        "t.geojson: feature 2: latitude 91 is not in [-90, 90]",
-        "t.geojson: feature 3: longitude -181 is not in [-180, 180]",
-        "t.geojson: feature 4: Point coordinate \"1\" is not a number",
-        "t.geojson: feature 5: Point coordinates are not [lon, lat] or [lon, lat, altitude]",
-        "t.geojson: feature 6: has no geometry",
-        "t.geojson: feature 7: not a Feature object",
+        "t.geojson: feature 2: geometry is a LineString, not a Point",
+        "t.geojson: feature 3: latitude 91 is not in [-90, 90]",
+        "t.geojson: feature 4: longitude -181 is not in [-180, 180]",
+        "t.geojson: feature 5: Point coordinate \"1\" is not a number",
+        "t.geojson: feature 6: Point coordinates are not [lon, lat] or [lon, lat, altitude]",
+        "t.geojson: feature 7: has no geometry",
+        "t.geojson: feature 8: not a Feature object",
     };
     for (std::size_t i = 0; i < expected.size(); ++i) {
-        CHECK(t.skipped[i].where == i + 1);
+        CHECK(t.skipped[i].where == i + 2);
         CHECK(t.skipped[i].message == expected[i]);
     }
 }

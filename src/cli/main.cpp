@@ -2,17 +2,24 @@
 // bundled world cities) with a quoct::geo::index and prints the hits as a table, CSV or
 // GeoJSON, or draws the quadtree, the query and its hits as an SVG picture.
 //
-// Exit codes: 0 success; 1 a data error (missing or malformed file, bad row under
-// --on-bad-row=stop, invalid WKT); CLI11's own non-zero codes for bad arguments.
+// Exit codes: 0 success (and --help); 1 a data error (missing or malformed file, bad row
+// under --on-bad-row=stop, invalid WKT, a file that cannot be written); 2 a usage error (bad
+// arguments: unknown, missing, out of range or not numbers), before any file is read.
 #include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <string>
 #include <sys/stat.h>
+#include <system_error>
 #include <unistd.h>
 #include <vector>
 
@@ -35,6 +42,14 @@ struct common {
     std::string file;
     std::string lon_column = "lon", lat_column = "lat", name_column = "name";
     std::string format = "table", on_bad_row = "stop";
+    std::string centers, centers_id_column;  // near --centers FILE: many query centres
+};
+
+/// The numeric options as typed: CLI11 only collects them, check_arguments() reads and
+/// checks them, so that every refusal says in words what is wrong with which option.
+struct number_args {
+    std::string lon, lat, km, k, west, south, east, north;
+    std::string width = "900", leaf_size = "32";
 };
 
 /// The query options; which are used depends on the subcommand.
@@ -48,20 +63,42 @@ struct query {
     std::size_t leaf_size = 32;
 };
 
-/// The bundled cities file: $QUOCT_DATA (a file, or a directory holding cities.csv), else
-/// the data directory this program was built from.
+/// Thrown for a bad argument found after CLI11's parse: exit code 2, like CLI11's own.
+struct usage_error : CLI::ValidationError {
+    explicit usage_error(const std::string& message) : CLI::ValidationError(message) {}
+};
+
+/// The directory holding the running executable, or "" when it cannot be found.
+std::filesystem::path executable_dir() {
+    std::error_code ec;
+    const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    return ec ? std::filesystem::path() : self.parent_path();
+}
+
+/// The bundled cities file: $QUOCT_DATA (a file, or a directory holding cities.csv); else
+/// cities.csv where `cmake --install` puts it (share/quoct, found relative to this
+/// executable, so a moved or relocated prefix works too); else, when running from the build
+/// tree, the data directory of the sources it was built from.
 std::string default_file() {
     const char* env = std::getenv("QUOCT_DATA");
-    std::string where = env && *env ? env : QUOCT_DATA_DIR;
+    std::string where = env && *env ? env : "";
+    if (where.empty()) {
+        const std::filesystem::path dir = executable_dir();
+        const std::filesystem::path installed = dir / QUOCT_INSTALL_DATA_RELATIVE / "cities.csv";
+        std::error_code ec;
+        where = !dir.empty() && std::filesystem::is_regular_file(installed, ec) ? installed.lexically_normal().string()
+                                                                                 : std::string(QUOCT_DATA_DIR);
+    }
     struct stat st {};
     if (::stat(where.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) where += "/cities.csv";
     return where;
 }
 
-/// Reads the points file, reporting skipped rows on stderr and, when stderr is a terminal
-/// and the file is large, what it is doing.
-io::location_table load(const common& c) {
-    const std::string file = c.file.empty() ? default_file() : c.file;
+/// Reads a points file ("-": standard input, CSV or GeoJSON by its first character),
+/// reporting skipped rows on stderr and, when stderr is a terminal and the file is large,
+/// what it is doing.
+io::location_table load(const common& c, const std::string& path) {
+    const std::string file = path.empty() ? default_file() : path;
     io::read_options options;
     options.lon_column = c.lon_column;
     options.lat_column = c.lat_column;
@@ -70,7 +107,8 @@ io::location_table load(const common& c) {
     struct stat st {};
     const bool progress = ::isatty(STDERR_FILENO) && ::stat(file.c_str(), &st) == 0 && st.st_size > (1 << 20);
     if (progress) std::cerr << "quoct: reading " << file << " (" << st.st_size / (1 << 20) << " MiB)..." << std::flush;
-    io::location_table table = io::read_locations_file(file, options);
+    io::location_table table =
+        file == "-" ? io::read_locations_stream(std::cin, "stdin", options) : io::read_locations_file(file, options);
     if (progress) std::cerr << "\r\033[Kquoct: " << table.locations.size() << " points read, indexing..." << std::flush;
     if (!table.skipped.empty()) std::cerr << "quoct: " << table.skipped.size() << " bad rows skipped\n";
     return table;
@@ -83,11 +121,7 @@ void name_first(io::location_table& table, const common& c, bool explicit_name) 
         if (explicit_name) throw io::parse_error(table.source, 0, "no column '" + c.name_column + "'");
         return;
     }
-    std::rotate(table.columns.begin(), table.columns.begin() + static_cast<std::ptrdiff_t>(col),
-                table.columns.begin() + static_cast<std::ptrdiff_t>(col) + 1);
-    for (auto& row : table.values)
-        std::rotate(row.begin(), row.begin() + static_cast<std::ptrdiff_t>(col),
-                    row.begin() + static_cast<std::ptrdiff_t>(col) + 1);
+    table.move_column_first(col);
 }
 
 /// Clears the progress line load() may have left on a terminal.
@@ -95,18 +129,39 @@ void clear_progress() {
     if (::isatty(STDERR_FILENO)) std::cerr << "\r\033[K" << std::flush;
 }
 
-/// near: within km (sorted by distance), the k nearest, or the k nearest within km.
-std::vector<io::hit> run_near(const geo::index<>& ix, const query& q) {
-    std::vector<io::hit> hits;
+/// near about one centre, appending to `hits` (tagged `center`): within km (sorted by
+/// distance, then id), the k nearest, or the k nearest within km.
+void run_near(const geo::index<>& ix, const query& q, geo::lonlat centre, std::size_t center, std::vector<io::hit>& hits) {
     if (q.k > 0) {
-        for (const auto& n : ix.nearest(q.lon, q.lat, q.k))
-            if (q.km < 0 || n.distance <= q.km * 1000) hits.push_back({n.id, n.distance});
-        return hits;
+        for (const auto& n : ix.nearest(centre.lon, centre.lat, q.k))
+            if (q.km < 0 || n.distance <= q.km * 1000) hits.push_back({n.id, n.distance, center});
+        return;
     }
-    for (std::uint32_t id : ix.within(q.lon, q.lat, q.km * 1000))
-        hits.push_back({id, geo::distance({q.lon, q.lat}, ix.location(id))});
-    std::sort(hits.begin(), hits.end(),
+    const std::size_t first = hits.size();
+    ix.visit_within(centre.lon, centre.lat, q.km * 1000,
+                    [&](std::uint32_t id) { hits.push_back({id, geo::distance(centre, ix.location(id)), center}); });
+    std::sort(hits.begin() + static_cast<std::ptrdiff_t>(first), hits.end(),
               [](const io::hit& a, const io::hit& b) { return a.metres < b.metres || (a.metres == b.metres && a.id < b.id); });
+}
+
+/// near --centers: every centre of the centres file in turn, on the one index; the output's
+/// first column "center" is the centre's data row number (from 1) or its id column value.
+std::vector<io::hit> run_near_centers(const geo::index<>& ix, const query& q, const common& c, io::write_options& out) {
+    const io::location_table centres = load(c, c.centers);
+    std::size_t id_column = centres.columns.size();
+    if (!c.centers_id_column.empty()) {
+        id_column = centres.find_column(c.centers_id_column);
+        if (id_column == centres.columns.size())
+            throw io::parse_error(centres.source, 0, "no column '" + c.centers_id_column + "' (--centers-id-column)");
+    }
+    out.center_column = "center";
+    std::vector<io::hit> hits;
+    for (std::size_t i = 0; i < centres.locations.size(); ++i) {
+        const bool by_id = id_column < centres.columns.size();
+        out.center_labels.push_back(by_id ? centres.values[i][id_column] : std::to_string(centres.records[i]));
+        out.center_kinds.push_back(by_id ? centres.kind(i, id_column) : io::value_kind::json);
+        run_near(ix, q, centres.locations[i], i, hits);
+    }
     return hits;
 }
 
@@ -147,10 +202,19 @@ std::vector<std::size_t> svg_hits(const geo::index<>& ix, const quoct::cli::svg_
     return std::vector<std::size_t>(ids.begin(), ids.end());
 }
 
+/// What every subcommand's --help says about coordinates and exit codes.
+const char* const rules_footer =
+    "Coordinates: longitude then latitude, in degrees; longitudes in [-180, 180], latitudes in\n"
+    "[-90, 90]. Queries are closed sets (boundary included): a point at exactly --km, or on a\n"
+    "box's or polygon's edge, is a hit. A box with west > east crosses the antimeridian (lon\n"
+    "180): --west 170 --east -170 is 20 degrees wide; --west -180 --east 180 is every\n"
+    "longitude. Distances (--km, --k) are great-circle on a sphere of radius 6371.0088 km, so\n"
+    "lon -180 and 180 are one meridian there; box bounds compare the longitudes as given.\n"
+    "Exit codes: 0 success, 1 data error (a file, a row, a polygon), 2 bad arguments.";
+
 void add_common(CLI::App& sub, common& c) {
-    sub.add_option("FILE", c.file, "CSV (with a header) or GeoJSON (.geojson/.json) file of points; default: "
-                                   "the bundled cities ($QUOCT_DATA overrides)")
-        ->check(CLI::ExistingFile);
+    sub.add_option("FILE", c.file, "CSV (with a header) or GeoJSON (.geojson/.json) file of points, - for standard "
+                                   "input; default: the bundled cities ($QUOCT_DATA overrides)");
     sub.add_option("--lon-column", c.lon_column, "CSV column of longitudes")->capture_default_str();
     sub.add_option("--lat-column", c.lat_column, "CSV column of latitudes")->capture_default_str();
     sub.add_option("--name-column", c.name_column, "column shown first (if present)")->capture_default_str();
@@ -165,23 +229,22 @@ void add_output(CLI::App& sub, common& c) {
         ->capture_default_str();
 }
 
-void add_centre(CLI::App& sub, query& q, bool required) {
-    auto* lon = sub.add_option("--lon", q.lon, "longitude of the centre, degrees")->check(CLI::Range(-180.0, 180.0));
-    auto* lat = sub.add_option("--lat", q.lat, "latitude of the centre, degrees")->check(CLI::Range(-90.0, 90.0));
-    auto* km = sub.add_option("--km", q.km, "radius in kilometres (great circle)")->check(CLI::NonNegativeNumber);
-    if (required) {
-        lon->required();
-        lat->required();
-    } else {
-        km->needs(lon)->needs(lat);
-    }
+/// --lon, --lat, --km; with `km_needs_centre` --km needs --lon and --lat (near may take its
+/// centres from --centers instead).
+void add_centre(CLI::App& sub, number_args& a, bool km_needs_centre) {
+    auto* lon = sub.add_option("--lon", a.lon, "longitude of the centre, degrees in [-180, 180]")->type_name("LON");
+    auto* lat = sub.add_option("--lat", a.lat, "latitude of the centre, degrees in [-90, 90]")->type_name("LAT");
+    auto* km = sub.add_option("--km", a.km, "radius in kilometres (great circle), at least 0")->type_name("KM");
+    lon->needs(lat);
+    lat->needs(lon);
+    if (km_needs_centre) km->needs(lon);
 }
 
-void add_box(CLI::App& sub, query& q, bool required) {
-    auto* w = sub.add_option("--west", q.west, "western longitude (west > east crosses lon 180)")->check(CLI::Range(-180.0, 180.0));
-    auto* s = sub.add_option("--south", q.south, "southern latitude")->check(CLI::Range(-90.0, 90.0));
-    auto* e = sub.add_option("--east", q.east, "eastern longitude")->check(CLI::Range(-180.0, 180.0));
-    auto* n = sub.add_option("--north", q.north, "northern latitude")->check(CLI::Range(-90.0, 90.0));
+void add_box(CLI::App& sub, number_args& a, bool required) {
+    auto* w = sub.add_option("--west", a.west, "western longitude (west > east crosses lon 180)")->type_name("LON");
+    auto* s = sub.add_option("--south", a.south, "southern latitude, at most --north")->type_name("LAT");
+    auto* e = sub.add_option("--east", a.east, "eastern longitude")->type_name("LON");
+    auto* n = sub.add_option("--north", a.north, "northern latitude")->type_name("LAT");
     for (auto* o : {w, s, e, n}) {
         if (required) o->required();
         for (auto* other : {w, s, e, n})
@@ -197,29 +260,41 @@ struct commands {
     CLI::App* svg;
 };
 
-/// Declares every subcommand and its options, writing the parsed values into c and q.
-commands add_commands(CLI::App& app, common& c, query& q) {
+/// Declares every subcommand and its options, writing the parsed values into c, q and a.
+commands add_commands(CLI::App& app, common& c, query& q, number_args& a) {
     commands cmd{};
-    cmd.near = app.add_subcommand("near", "points within --km of (--lon, --lat), nearest first; or the --k nearest");
-    add_centre(*cmd.near, q, true);
-    cmd.near->add_option("--k", q.k, "the k nearest points (within --km, if given too)")->check(CLI::PositiveNumber);
+    cmd.near = app.add_subcommand("near", "points within --km of (--lon, --lat), nearest first; or the --k nearest; "
+                                          "or either for every centre of --centers");
+    add_centre(*cmd.near, a, false);
+    cmd.near->add_option("--k", a.k, "the k nearest points (within --km, if given too), at least 1")->type_name("K");
+    auto* centers = cmd.near->add_option("--centers", c.centers,
+                                         "a file of query centres (CSV or GeoJSON points, read with the same column "
+                                         "options; - for standard input) instead of --lon/--lat; output column 'center' "
+                                         "is each centre's data row number, from 1");
+    centers->excludes(cmd.near->get_option("--lon"))->excludes(cmd.near->get_option("--lat"));
+    cmd.near->add_option("--centers-id-column", c.centers_id_column, "column of the centres file to show as 'center'")
+        ->needs(centers);
     cmd.box = app.add_subcommand("box", "points in a lon/lat box, in file order");
-    add_box(*cmd.box, q, true);
+    add_box(*cmd.box, a, true);
     cmd.polygon = app.add_subcommand("polygon", "points in a WKT polygon (lon lat degrees, boundary included), in file order");
     cmd.polygon->add_option("--wkt", q.wkt, "POLYGON((lon lat, ...)) or MULTIPOLYGON(...)")->required();
     cmd.svg = app.add_subcommand("svg", "an SVG picture of the quadtree over the points, with one query and its hits");
-    add_centre(*cmd.svg, q, false);
-    add_box(*cmd.svg, q, false);
+    add_centre(*cmd.svg, a, true);
+    add_box(*cmd.svg, a, false);
     cmd.svg->add_option("--wkt", q.wkt, "a WKT polygon to query and draw");
-    cmd.svg->add_option("-o,--output", q.output, "the SVG file to write")->required();
-    cmd.svg->add_option("--width", q.width, "picture width in pixels")->check(CLI::Range(16.0, 20000.0))->capture_default_str();
-    cmd.svg->add_option("--leaf-size", q.leaf_size, "split a drawn cell while it holds more points")
-        ->check(CLI::PositiveNumber)
+    cmd.svg->add_option("-o,--output", q.output, "the SVG file to write (replaced only when the picture is complete)")
+        ->required();
+    cmd.svg->add_option("--width", a.width, "picture width in pixels, in [16, 20000]")->capture_default_str();
+    cmd.svg->add_option("--leaf-size", a.leaf_size, "split a drawn cell while it holds more points, at least 1")
         ->capture_default_str();
-    for (auto* sub : {cmd.near, cmd.box, cmd.polygon, cmd.svg}) add_common(*sub, c);
+    for (auto* sub : {cmd.near, cmd.box, cmd.polygon, cmd.svg}) {
+        add_common(*sub, c);
+        sub->footer(rules_footer);
+    }
     for (auto* sub : {cmd.near, cmd.box, cmd.polygon}) add_output(*sub, c);
     CLI::App* near = cmd.near;
     near->callback([near] {
+        if (near->count("--centers") == 0 && near->count("--lon") == 0) throw CLI::RequiredError("--lon and --lat, or --centers,");
         if (near->count("--km") == 0 && near->count("--k") == 0) throw CLI::RequiredError("--km or --k");
     });
     CLI::App* svg = cmd.svg;
@@ -230,24 +305,105 @@ commands add_commands(CLI::App& app, common& c, query& q) {
     return cmd;
 }
 
+/// A real number option: refuses text that is not a number, NaN, infinities (and overflow
+/// to them), and values outside [lo, hi], each in words. Throws usage_error.
+double real_option(const std::string& name, const std::string& text, double lo, double hi) {
+    errno = 0;
+    char* end = nullptr;
+    const double x = std::strtod(text.c_str(), &end);
+    if (text.empty() || std::isspace(static_cast<unsigned char>(text.front())) || end != text.c_str() + text.size())
+        throw usage_error(name + " must be a number, not '" + text + "'");
+    if (!std::isfinite(x)) throw usage_error(name + " must be a finite number, not '" + text + "'");
+    if (x >= lo && x <= hi) return x;
+    if (hi == std::numeric_limits<double>::infinity())
+        throw usage_error(name + " must be at least " + io::shortest_decimal(lo) + ", not " + text);
+    throw usage_error(name + " must be in [" + io::shortest_decimal(lo) + ", " + io::shortest_decimal(hi) + "], not " + text);
+}
+
+/// A count option: a whole number from 1 to the largest std::size_t. Throws usage_error.
+std::size_t count_option(const std::string& name, const std::string& text) {
+    const char* begin = text.data() + (!text.empty() && text.front() == '+' ? 1 : 0);
+    const char* end = text.data() + text.size();
+    unsigned long long value = 0;
+    const auto parsed = std::from_chars(begin, end, value);
+    if (begin == end || *begin < '0' || *begin > '9' || parsed.ptr != end)
+        throw usage_error(name + " must be a whole number, not '" + text + "'");
+    constexpr std::size_t most = std::numeric_limits<std::size_t>::max();
+    if (parsed.ec == std::errc::result_out_of_range || value > most)
+        throw usage_error(name + " must be at most " + std::to_string(most) + ", not " + text);
+    if (value == 0) throw usage_error(name + " must be at least 1, not " + text);
+    return static_cast<std::size_t>(value);
+}
+
+/// Reads the numeric options `used` was given into q, and checks what CLI11 cannot: the
+/// ranges, a box's south <= north, standard input read once, two different coordinate
+/// columns. Throws usage_error.
+void check_arguments(const CLI::App& used, const common& c, const number_args& a, query& q) {
+    const auto given = [&](const char* name) {
+        const CLI::Option* o = used.get_option_no_throw(name);
+        return o != nullptr && o->count() > 0;
+    };
+    constexpr double unbounded = std::numeric_limits<double>::infinity();
+    if (given("--lon")) q.lon = real_option("--lon", a.lon, -180, 180);
+    if (given("--lat")) q.lat = real_option("--lat", a.lat, -90, 90);
+    if (given("--km")) q.km = real_option("--km", a.km, 0, unbounded);
+    if (given("--k")) q.k = count_option("--k", a.k);
+    if (given("--west")) {
+        q.west = real_option("--west", a.west, -180, 180);
+        q.south = real_option("--south", a.south, -90, 90);
+        q.east = real_option("--east", a.east, -180, 180);
+        q.north = real_option("--north", a.north, -90, 90);
+        if (q.south > q.north)
+            throw usage_error("--south must not be greater than --north (" + a.south + " > " + a.north + ")");
+    }
+    if (used.get_name() == "svg") {
+        q.width = real_option("--width", a.width, 16, 20000);
+        q.leaf_size = count_option("--leaf-size", a.leaf_size);
+    }
+    if (c.file == "-" && c.centers == "-") throw usage_error("FILE and --centers cannot both be '-' (standard input)");
+    if (c.lon_column == c.lat_column)
+        throw usage_error("--lon-column and --lat-column are both '" + c.lon_column + "'; give two different columns");
+}
+
+/// Writes `path` through a temporary file in the same directory, renamed over it only when
+/// `write` has finished and everything is flushed: a failure leaves no partial file and an
+/// old file as it was. A path that exists and is not a regular file (/dev/stdout) is written
+/// directly. Throws io::parse_error when it cannot write, and whatever `write` throws.
+template <class Write>
+void write_file(const std::string& path, Write&& write) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const bool special = fs::exists(path, ec) && !fs::is_regular_file(path, ec);
+    const std::string temporary = special ? path : path + ".partial-" + std::to_string(::getpid());
+    try {
+        std::ofstream out(temporary, std::ios::binary);
+        if (!out) throw io::parse_error(path, 0, "cannot open for writing");
+        write(out);
+        if (!out.flush()) throw io::parse_error(path, 0, "cannot write");
+        out.close();
+        if (!special && std::rename(temporary.c_str(), path.c_str()) != 0)
+            throw io::parse_error(path, 0, "cannot replace: " + std::generic_category().message(errno));
+    } catch (...) {
+        if (!special) fs::remove(temporary, ec);
+        throw;
+    }
+}
+
 /// The svg subcommand: queries the shape and writes the picture to q.output.
 void run_svg(const CLI::App& svg, const query& q, const io::location_table& table, const geo::index<>& ix) {
     const quoct::cli::svg_shape shape = shape_of(svg, q);
     const std::vector<std::size_t> hits = svg_hits(ix, shape);
-    std::ofstream out(q.output);
-    if (!out) throw io::parse_error(q.output, 0, "cannot open for writing");
     quoct::cli::svg_options options;
     options.width = q.width;
     options.leaf_size = q.leaf_size;
     options.title = std::to_string(hits.size()) + " of " + std::to_string(ix.size()) +
                     " points; quadtree cells split above " + std::to_string(q.leaf_size) + " points";
-    quoct::cli::write_svg(out, table.locations, hits, shape, options);
-    if (!out.flush()) throw io::parse_error(q.output, 0, "cannot write");
+    write_file(q.output, [&](std::ostream& out) { quoct::cli::write_svg(out, table.locations, hits, shape, options); });
 }
 
 /// Runs the parsed subcommand `used`; returns the exit code. Throws on data errors.
 int run(const CLI::App* used, const commands& cmd, const common& c, const query& q) {
-    io::location_table table = load(c);
+    io::location_table table = load(c, c.file);
     name_first(table, c, used->count("--name-column") > 0);
     const geo::index<> ix(table.locations);
     clear_progress();
@@ -256,10 +412,11 @@ int run(const CLI::App* used, const commands& cmd, const common& c, const query&
         return 0;
     }
     std::vector<io::hit> hits;
-    if (used == cmd.near) hits = run_near(ix, q);
+    io::write_options options;
+    if (used == cmd.near && !c.centers.empty()) hits = run_near_centers(ix, q, c, options);
+    if (used == cmd.near && c.centers.empty()) run_near(ix, q, {q.lon, q.lat}, 0, hits);
     if (used == cmd.box) hits = as_hits(ix.in_box(q.west, q.south, q.east, q.north));
     if (used == cmd.polygon) hits = as_hits(geo::covered_by(ix, io::read_wkt_area(q.wkt, "--wkt")));
-    io::write_options options;
     options.format = format_of(c.format);
     options.with_distance = used == cmd.near;
     io::write_locations(std::cout, table, hits, options);
@@ -272,13 +429,18 @@ int run(const CLI::App* used, const commands& cmd, const common& c, const query&
 int main(int argc, char** argv) {
     CLI::App app{"quoct: query lon/lat points (CSV or GeoJSON) with a quoct geographic index"};
     app.require_subcommand(1);
+    app.footer(rules_footer);
     common c;
     query q;
-    const commands cmd = add_commands(app, c, q);
+    number_args a;
+    const commands cmd = add_commands(app, c, q, a);
     try {
         app.parse(argc, argv);
+        check_arguments(*app.get_subcommands().front(), c, a, q);
     } catch (const CLI::ParseError& e) {
-        return app.exit(e);
+        if (e.get_exit_code() == 0) return app.exit(e);  // --help
+        std::cerr << "quoct: error: " << e.what() << "\nRun with --help for more information.\n";
+        return 2;
     }
     try {
         return run(app.get_subcommands().front(), cmd, c, q);

@@ -1,6 +1,11 @@
 // quoct svg: draws the quadtree's cells by splitting the points' bounding box while a cell
 // counts more than leaf_size points (count(box) on a quoct::quadtree), so the picture shows
 // how densely each region is indexed without needing the tree's internal nodes.
+//
+// The antimeridian. The view is a longitude window [lo, hi] at most 360 degrees wide that
+// may reach past -180 or 180: a query across lon 180 is drawn with its longitudes unwrapped
+// (a box from 178 to -178 runs from 178 to 182), and every point, cell and hit is drawn at
+// whichever of lon - 360, lon, lon + 360 falls in the window.
 #include "svg.hpp"
 
 #include <algorithm>
@@ -70,8 +75,10 @@ std::vector<geo::lonlat> circle_ring(const svg_shape& s) {
     return ring;
 }
 
+// The bounding box of `pts` (longitudes as given, unwrapped or not); the world when empty.
 box2 extent_of(const std::vector<geo::lonlat>& pts) {
-    box2 b{{{180, 90}}, {{-180, -90}}};
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    box2 b{{{inf, inf}}, {{-inf, -inf}}};
     for (const auto& p : pts) {
         b.lo[0] = std::min(b.lo[0], p.lon), b.lo[1] = std::min(b.lo[1], p.lat);
         b.hi[0] = std::max(b.hi[0], p.lon), b.hi[1] = std::max(b.hi[1], p.lat);
@@ -80,29 +87,69 @@ box2 extent_of(const std::vector<geo::lonlat>& pts) {
     return b;
 }
 
-// The region to draw: the shape's extent grown by half on each side, clamped to the world.
+// `lon` moved by a whole number of turns to within 180 degrees of `near`.
+double unwrap(double lon, double near) { return lon - 360 * std::round((lon - near) / 360); }
+
+// The polygon's rings (each shell followed by its holes) with longitudes unwrapped: along
+// each ring, an edge whose ends differ by more than 180 degrees goes the short way, across
+// the antimeridian; and every ring starts within 180 degrees of the first ring's start, so
+// that a polygon given in two parts, either side of lon 180, is drawn in one piece.
+std::vector<std::vector<geo::lonlat>> unwrapped_rings(const io::wkt_multi_polygon& area) {
+    std::vector<std::vector<geo::lonlat>> rings;
+    const auto add = [&rings](const auto& ring) {
+        std::vector<geo::lonlat> out;
+        for (const auto& p : ring) {
+            const double reference = !out.empty() ? out.back().lon : rings.empty() ? p.x() : rings.front().front().lon;
+            out.push_back({unwrap(p.x(), reference), p.y()});
+        }
+        if (!out.empty()) rings.push_back(std::move(out));
+    };
+    for (const auto& polygon : area) {
+        add(polygon.outer());
+        for (const auto& inner : polygon.inners()) add(inner);
+    }
+    return rings;
+}
+
+// The box's outline, east unwrapped past west when the box crosses lon 180.
+std::vector<geo::lonlat> box_ring(const svg_shape& s) {
+    const double east = s.west > s.east ? s.east + 360 : s.east;
+    return {{s.west, s.south}, {east, s.south}, {east, s.north}, {s.west, s.north}};
+}
+
+// The region to draw: the shape's extent (unwrapped) grown by half on each side, at most
+// 360 degrees of longitude and within [-90, 90] of latitude.
 box2 view_of(const svg_shape& shape, const std::vector<geo::lonlat>& locations) {
     box2 e;
     if (shape.type == svg_shape::kind::none) return extent_of(locations);
     if (shape.type == svg_shape::kind::circle) {
         e = extent_of(circle_ring(shape));
     } else if (shape.type == svg_shape::kind::box) {
-        e = box2{{{shape.west, shape.south}}, {{shape.east, shape.north}}};
-        if (shape.west > shape.east) e.lo[0] = -180, e.hi[0] = 180;
+        e = extent_of(box_ring(shape));
     } else {
-        std::vector<geo::lonlat> vertices;  // the shells' vertices bound the (straight-edged) area
-        for (const auto& polygon : shape.area)
-            for (const auto& p : polygon.outer()) vertices.push_back({p.x(), p.y()});
+        std::vector<geo::lonlat> vertices;  // the rings' vertices bound the (straight-edged) area
+        for (const auto& ring : unwrapped_rings(shape.area)) vertices.insert(vertices.end(), ring.begin(), ring.end());
         e = extent_of(vertices);
     }
-    const double gx = std::max((e.hi[0] - e.lo[0]) / 2, 0.01), gy = std::max((e.hi[1] - e.lo[1]) / 2, 0.01);
-    return box2{{{std::max(e.lo[0] - gx, -180.0), std::max(e.lo[1] - gy, -90.0)}},
-                {{std::min(e.hi[0] + gx, 180.0), std::min(e.hi[1] + gy, 90.0)}}};
+    const double gx = std::min(std::max((e.hi[0] - e.lo[0]) / 2, 0.01), std::max(0.0, (360 - (e.hi[0] - e.lo[0])) / 2));
+    const double gy = std::max((e.hi[1] - e.lo[1]) / 2, 0.01);
+    box2 view{{{e.lo[0] - gx, std::max(e.lo[1] - gy, -90.0)}}, {{e.hi[0] + gx, std::min(e.hi[1] + gy, 90.0)}}};
+    if (view.hi[0] - view.lo[0] > 360) view.hi[0] = view.lo[0] + 360;
+    return view;
 }
 
-// Draws the leaf cells that meet the view, splitting a cell while it counts > leaf_size.
+// The longitude at which `lon` is drawn in `view`: lon, lon - 360 or lon + 360, whichever is
+// in [view.lo[0], view.hi[0]]; NaN when none is.
+double in_view(double lon, const box2& view) {
+    for (double shifted : {lon, lon - 360, lon + 360})
+        if (shifted >= view.lo[0] && shifted <= view.hi[0]) return shifted;
+    return std::numeric_limits<double>::quiet_NaN();
+}
+
+// Draws the leaf cells that meet the view, moved east by `shift` degrees, splitting a cell
+// while it counts > leaf_size.
 void draw_cells(std::ostream& out, const quadtree<double>& tree, const box2& view, const projection& pr,
-                std::size_t leaf_size) {
+                std::size_t leaf_size, double shift) {
     struct item {
         box2 cell;
         int depth;
@@ -112,11 +159,11 @@ void draw_cells(std::ostream& out, const quadtree<double>& tree, const box2& vie
         box2 all{{{tree.bounds().lo[0], tree.bounds().lo[1]}}, {{tree.bounds().hi[0], tree.bounds().hi[1]}}};
         stack = {{all, 0}};
     }
-    out << "<g fill=\"none\" stroke=\"#4a7ab5\" stroke-width=\"0.6\">\n";
+    const box2 unshifted{{{view.lo[0] - shift, view.lo[1]}}, {{view.hi[0] - shift, view.hi[1]}}};
     while (!stack.empty()) {
         const item it = stack.back();
         stack.pop_back();
-        if (!meets(it.cell, view)) continue;
+        if (!meets(it.cell, unshifted)) continue;
         const double w = pr.x(it.cell.hi[0]) - pr.x(it.cell.lo[0]);
         if (it.depth < 24 && w > 2 && tree.count(it.cell) > leaf_size) {
             const double mx = (it.cell.lo[0] + it.cell.hi[0]) / 2, my = (it.cell.lo[1] + it.cell.hi[1]) / 2;
@@ -128,10 +175,9 @@ void draw_cells(std::ostream& out, const quadtree<double>& tree, const box2& vie
             }
             continue;
         }
-        out << "<rect x=\"" << num(pr.x(it.cell.lo[0])) << "\" y=\"" << num(pr.y(it.cell.hi[1])) << "\" width=\""
+        out << "<rect x=\"" << num(pr.x(it.cell.lo[0] + shift)) << "\" y=\"" << num(pr.y(it.cell.hi[1])) << "\" width=\""
             << num(w) << "\" height=\"" << num(pr.y(it.cell.lo[1]) - pr.y(it.cell.hi[1])) << "\"/>\n";
     }
-    out << "</g>\n";
 }
 
 void draw_ring(std::ostream& out, const std::vector<geo::lonlat>& ring, const projection& pr) {
@@ -147,20 +193,9 @@ void draw_shape(std::ostream& out, const svg_shape& shape, const projection& pr)
     if (shape.type == svg_shape::kind::circle) {
         draw_ring(out, circle_ring(shape), pr);
     } else if (shape.type == svg_shape::kind::box) {
-        const double east = shape.west > shape.east ? shape.east + 360 : shape.east;
-        draw_ring(out, {{shape.west, shape.south}, {east, shape.south}, {east, shape.north}, {shape.west, shape.north}},
-                  pr);
+        draw_ring(out, box_ring(shape), pr);
     } else {
-        for (const auto& polygon : shape.area) {
-            std::vector<geo::lonlat> ring;
-            for (const auto& p : polygon.outer()) ring.push_back({p.x(), p.y()});
-            draw_ring(out, ring, pr);
-            for (const auto& inner : polygon.inners()) {
-                ring.clear();
-                for (const auto& p : inner) ring.push_back({p.x(), p.y()});
-                draw_ring(out, ring, pr);
-            }
-        }
+        for (const auto& ring : unwrapped_rings(shape.area)) draw_ring(out, ring, pr);
     }
     out << "\"/>\n";
 }
@@ -170,8 +205,9 @@ void draw_points(std::ostream& out, const std::vector<geo::lonlat>& locations, c
     out << "<g fill=\"" << fill << "\">\n";
     for (std::size_t id : ids) {
         const auto& p = locations[id];
-        if (p.lon < view.lo[0] || p.lon > view.hi[0] || p.lat < view.lo[1] || p.lat > view.hi[1]) continue;
-        out << "<circle cx=\"" << num(pr.x(p.lon)) << "\" cy=\"" << num(pr.y(p.lat)) << "\" r=\"" << radius << "\"/>\n";
+        const double lon = in_view(p.lon, view);
+        if (std::isnan(lon) || p.lat < view.lo[1] || p.lat > view.hi[1]) continue;
+        out << "<circle cx=\"" << num(pr.x(lon)) << "\" cy=\"" << num(pr.y(p.lat)) << "\" r=\"" << radius << "\"/>\n";
     }
     out << "</g>\n";
 }
@@ -192,7 +228,9 @@ void write_svg(std::ostream& out, const std::vector<geo::lonlat>& locations, con
     out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << num(options.width) << "\" height=\""
         << num(pr.height() + 24) << "\" viewBox=\"0 -24 " << num(options.width) << " " << num(pr.height() + 24)
         << "\">\n<rect x=\"0\" y=\"-24\" width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-    draw_cells(out, tree, view, pr, options.leaf_size);
+    out << "<g fill=\"none\" stroke=\"#4a7ab5\" stroke-width=\"0.6\">\n";
+    for (double shift : {-360.0, 0.0, 360.0}) draw_cells(out, tree, view, pr, options.leaf_size, shift);
+    out << "</g>\n";
     std::vector<std::size_t> all(locations.size());
     for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
     draw_points(out, locations, all, view, pr, "#555", "1.2");

@@ -37,9 +37,13 @@ struct svg_options {
 /// Writes an SVG picture to `out`: every location in the view as a dot, the hits (indices
 /// into `locations`) highlighted, the shape outlined, and the cells of a quadtree built over
 /// the locations' lon/lat (cells split while count(cell) > leaf_size). The view is the
-/// shape's extent grown by half on each side, or the points' extent when there is no shape;
-/// lon/lat are drawn equirectangular, scaled by cos(latitude) at the view's middle.
-/// Throws std::invalid_argument if leaf_size is 0 or width is not positive.
+/// shape's extent grown by half on each side (at most 360 degrees of longitude), or the
+/// points' extent when there is no shape; a shape across lon 180 is measured and drawn with
+/// its longitudes unwrapped (a box from 178 to -178 spans 178 to 182, a polygon edge whose
+/// ends differ by more than 180 degrees goes the short way), and points, cells and hits are
+/// drawn at lon, lon - 360 or lon + 360, whichever is in the view. Lon/lat are drawn
+/// equirectangular, scaled by cos(latitude) at the view's middle.
+/// Throws std::invalid_argument if leaf_size is 0 or width is not positive (NaN included).
 void write_svg(std::ostream& out, const std::vector<geo::lonlat>& locations, const std::vector<std::size_t>& hits,
                const svg_shape& shape, const svg_options& options);
 

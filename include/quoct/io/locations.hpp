@@ -4,21 +4,25 @@
 // Reading. A CSV file with a header (see <quoct/io/csv.hpp>; longitude and latitude columns
 // chosen by name), or a GeoJSON FeatureCollection (RFC 7946) of Point features. Either way
 // the result is a location_table: one location per good record, plus every other column (CSV)
-// or property (GeoJSON) kept as text, so that a name, a population or an id survives to the
-// output.
+// or property (GeoJSON) kept, so that a name, a population or an id survives to the output.
+// GeoJSON keeps more: each property's JSON type (value_kind), the feature "id" and a third
+// coordinate (the altitude), and writes them all back.
 //
 // Bad records. A record is bad when its longitude or latitude is not a finite number, the
 // longitude is not in [-180, 180] or the latitude not in [-90, 90]; in GeoJSON also a
 // feature that is not a Point feature with two or three numeric coordinates. With
 // bad_row_policy::stop the first one throws parse_error ("file.csv:17: ..." or
-// "file.geojson: feature 3: ..."); with bad_row_policy::skip it is left out, listed in
+// "file.geojson: feature 3: ...", features counted from 1 as lines are); with bad_row_policy::skip it is left out, listed in
 // location_table::skipped and passed to read_options::on_skip if set. Problems with the file
 // as a whole (missing, unreadable, malformed CSV or JSON, a missing column, JSON that is not a
 // FeatureCollection) always throw parse_error.
 //
 // Writing. The rows a query picked, as an aligned text table, as CSV (RFC 4180, read back by
 // read_locations_csv) or as a GeoJSON FeatureCollection (read back by read_locations_geojson).
-// Coordinates are written in the shortest form that reads back to the same double.
+// Coordinates are written in the shortest form that reads back to the same double. Column
+// names are written unique (output_columns): a kept column whose name is taken, by an
+// earlier column or by one the writer adds ("lon", "lat", "distance_km", ...), gets "_2",
+// "_3", ... appended, so that no column is dropped and the output reads back.
 //
 // Every function here is reentrant: no global state, so threads may read and write at once.
 #ifndef QUOCT_IO_LOCATIONS_HPP
@@ -44,8 +48,8 @@ enum class bad_row_policy {
 
 /// A record left out under bad_row_policy::skip.
 struct skipped_row {
-    /// For CSV, the 1-based line on which the record starts; for GeoJSON, the 0-based index of
-    /// the feature in the "features" array.
+    /// For CSV, the 1-based line on which the record starts; for GeoJSON, the 1-based number
+    /// of the feature in the "features" array.
     std::size_t where;
     /// The whole message, as parse_error::what() would have said it, e.g.
     /// "cities.csv:17: column 'lat': 95 is not in [-90, 90]".
@@ -64,6 +68,14 @@ struct read_options {
     std::function<void(const skipped_row&)> on_skip;
 };
 
+/// How a kept value was written in its source (see location_table::values).
+enum class value_kind : unsigned char {
+    text,    ///< a CSV field or a JSON string; the value is its text
+    json,    ///< a JSON number, true/false, object or array; the value is its compact JSON
+    null,    ///< JSON null; the value is ""
+    missing  ///< the GeoJSON feature has no such property; the value is ""
+};
+
 /// Locations read from a file, with the rest of each record kept as text.
 struct location_table {
     /// Where the table came from (a path or display name).
@@ -76,17 +88,38 @@ struct location_table {
     /// values[i][c] is column c of record i: the field's text for CSV; for GeoJSON a string
     /// property's text, any other property's compact JSON, or "" when the feature lacks it.
     std::vector<std::vector<std::string>> values;
-    /// For each record, the CSV line it starts on or the GeoJSON feature index.
+    /// kinds[i][c] is how values[i][c] was written. Empty (for CSV, or a table made by hand)
+    /// means every value is value_kind::text; otherwise it has the shape of values.
+    std::vector<std::vector<value_kind>> kinds;
+    /// GeoJSON: empty when no feature has an "id", else each record's "id" member as compact
+    /// JSON ("\"a-1\"" or "7"), "" for a feature without one. Written back to GeoJSON as the
+    /// feature id, to CSV and the table as a column "feature_id". Empty for CSV.
+    std::vector<std::string> feature_ids;
+    /// GeoJSON: empty when no Point has a third coordinate, else each record's altitude (NaN
+    /// for a Point without one). Written back as the third coordinate, to CSV and the table as
+    /// a column "altitude" (empty where NaN). Empty for CSV.
+    std::vector<double> altitudes;
+    /// For each record, the CSV line it starts on or the GeoJSON feature number (from 1).
     std::vector<std::size_t> origins;
+    /// For each record, its number among the source's data records, from 1: the CSV record
+    /// after the header, or the GeoJSON feature, whether or not bad records were skipped.
+    std::vector<std::size_t> records;
     /// The bad records left out under bad_row_policy::skip, in file order.
     std::vector<skipped_row> skipped;
 
     /// The index of the kept column `name`, or columns.size() when there is none.
     std::size_t find_column(const std::string& name) const noexcept;
+    /// How values[record][column] was written (value_kind::text when kinds is empty).
+    /// Precondition: both in range.
+    value_kind kind(std::size_t record, std::size_t column) const noexcept;
+    /// Moves kept column `column` to the front, values and kinds with it, the others keeping
+    /// their order. Precondition: column < columns.size(). Never throws.
+    void move_column_first(std::size_t column) noexcept;
 };
 
 /// The locations of a CSV table already in memory. Throws parse_error when a coordinate
-/// column is missing, and for a bad record under the stop policy.
+/// column is missing, when lon_column and lat_column name the same column, and for a bad
+/// record under the stop policy.
 location_table read_locations(const csv_table& table, const read_options& options = {});
 
 /// Reads the CSV file at `path` as read_csv does, then read_locations(table, options).
@@ -95,10 +128,11 @@ location_table read_locations_csv(const std::string& path, const read_options& o
 
 /// Parses a GeoJSON FeatureCollection of Point features from `in` to its end; `source` names
 /// it in errors. A Point's coordinates are [lon, lat] or [lon, lat, altitude] (the altitude is
-/// ignored); a feature's "properties" may be an object or null. lon_column and lat_column are
-/// not used. Throws parse_error for malformed JSON ("source: invalid JSON: ..."), for a
-/// top level that is not a FeatureCollection with a "features" array, and for a bad feature
-/// under the stop policy ("source: feature 3: geometry is a LineString, not a Point").
+/// kept in location_table::altitudes); a feature's "properties" may be an object or null, and
+/// its "id" is kept in location_table::feature_ids. lon_column and lat_column are not used.
+/// Throws parse_error for malformed JSON ("source: invalid JSON: ..."), for a top level that
+/// is not a FeatureCollection with a "features" array, and for a bad feature under the stop
+/// policy ("source: feature 3: geometry is a LineString, not a Point"; features count from 1).
 location_table read_locations_geojson(std::istream& in, const std::string& source, const read_options& options = {});
 
 /// Reads the GeoJSON file at `path`, as read_locations_geojson(stream, path, options).
@@ -109,6 +143,11 @@ location_table read_locations_geojson(const std::string& path, const read_option
 /// otherwise. Throws as the reader it picks.
 location_table read_locations_file(const std::string& path, const read_options& options = {});
 
+/// Reads locations from `in` to its end (standard input, a pipe), as GeoJSON when the first
+/// byte that is not white space is '{', as CSV otherwise; `source` names it in errors.
+/// Throws as the reader it picks, and parse_error when the stream cannot be read.
+location_table read_locations_stream(std::istream& in, const std::string& source, const read_options& options = {});
+
 /// One row of output: a record of a location_table and, optionally, its distance.
 struct hit {
     /// The record: an index into location_table::locations.
@@ -116,13 +155,17 @@ struct hit {
     /// Great-circle distance in metres from the query point; ignored unless
     /// write_options::with_distance.
     double metres = 0;
+    /// The query centre this row answers: an index into write_options::center_labels;
+    /// ignored when center_column is empty.
+    std::size_t center = 0;
 };
 
 /// The three output formats.
 enum class output_format {
     table,   ///< aligned columns for reading, UTF-8 aware, with a header line
     csv,     ///< RFC 4180 with a header row, fields quoted when needed
-    geojson  ///< a FeatureCollection of Point features, every column a string property
+    geojson  ///< a FeatureCollection of Point features; properties in column order, each written
+             ///< back as its value_kind says (a missing one left out)
 };
 
 /// How to write rows.
@@ -131,10 +174,27 @@ struct write_options {
     output_format format = output_format::table;
     /// Adds a column "distance_km": hit::metres / 1000 with three decimals (a number in GeoJSON).
     bool with_distance = false;
+    /// When not empty, a first column of this name, whose value for a hit h is
+    /// center_labels[h.center], written as center_kinds[h.center] says (text when
+    /// center_kinds is shorter): which query centre the row answers.
+    std::string center_column{};
+    /// The values of center_column, one per query centre.
+    std::vector<std::string> center_labels{};
+    /// How each center_labels value is written (value_kind::json for a number in GeoJSON).
+    std::vector<value_kind> center_kinds{};
 };
 
-/// Writes the records `hits` of `table`, in the order given: the kept columns, then "lon" and
-/// "lat", then "distance_km" if asked for. Precondition: every hit.id < table.locations.size().
+/// The column names write_locations writes for `table` in `format`, in order, each unique:
+/// center_column if set; the kept columns (renamed apart as described at the top of this
+/// header); for CSV and the table "feature_id" if the table has feature ids, "lon", "lat",
+/// "altitude" if it has altitudes; "distance_km" if asked for. In GeoJSON, where the
+/// coordinates, altitude and feature id are not properties, only center_column, the kept
+/// columns and "distance_km" are names, so a property called "lon" keeps its name there.
+std::vector<std::string> output_columns(const location_table& table, const write_options& options);
+
+/// Writes the records `hits` of `table`, in the order given, with the columns
+/// output_columns(table, options) names. Preconditions: every hit.id < table.locations.size(),
+/// and, with center_column set, every hit.center < center_labels.size().
 /// Throws only what the stream throws (std::bad_alloc aside).
 void write_locations(std::ostream& out, const location_table& table, const std::vector<hit>& hits,
                      const write_options& options = {});

@@ -1,0 +1,49 @@
+// Helpers for the tests that run the built `quoct` command (its path comes from CMake as
+// QUOCT_CLI): run it through the shell and collect its output and exit code.
+#ifndef QUOCT_TEST_CLI_SUPPORT_HPP
+#define QUOCT_TEST_CLI_SUPPORT_HPP
+
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+
+namespace quoct_test {
+
+struct cli_result {
+    int status;       // the exit code, or -1 if it did not exit normally
+    std::string out;  // stdout
+};
+
+// Runs `env quoct args 2>err_file` through the shell (stderr dropped when err_file is empty).
+inline cli_result run_cli(const std::string& args, const std::string& err_file = "", const std::string& env = "") {
+    const std::string cmd = env + " '" + std::string(QUOCT_CLI) + "' " + args + " 2>" +
+                            (err_file.empty() ? std::string("/dev/null") : "'" + err_file + "'");
+    FILE* pipe = ::popen(cmd.c_str(), "r");
+    REQUIRE(pipe != nullptr);
+    std::string out;
+    char buf[4096];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
+    const int status = ::pclose(pipe);
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+inline std::string file_text(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+// A path in the temporary directory, unique to this test program's name prefix.
+inline std::string temp_path(const std::string& name) {
+    return (std::filesystem::temp_directory_path() / ("quoct_cli_io_test_" + name)).string();
+}
+
+}  // namespace quoct_test
+
+#endif  // QUOCT_TEST_CLI_SUPPORT_HPP
