@@ -416,45 +416,40 @@ private:
 
     template <class Source>
     void move_all_from(const Source& points) {
-        if (points.size() != points_.size())
-            throw std::invalid_argument("quoct: move_all needs id_bound() = " + std::to_string(points_.size()) +
+        const std::size_t n = points_.size();
+        if (points.size() != n)
+            throw std::invalid_argument("quoct: move_all needs id_bound() = " + std::to_string(n) +
                                         " points, one per id; got " + std::to_string(points.size()));
-        // The new points by id (erased ids keep their stale ones), checked before anything
-        // changes; the snapshot is built from them, then everything is swapped in.
-        std::vector<point_type> moved(points_.size());
-        std::vector<Id> which;
-        which.reserve(live_);
-        for (std::size_t id = 0; id < points_.size(); ++id) {
-            if (where_[id] == erased) {
-                moved[id] = points_[id];
-                continue;
-            }
-            moved[id] = points[id];
-            if (!is_finite(moved[id]))
+        for (std::size_t id = 0; id < n; ++id)
+            if (where_[id] != erased && !is_finite(points[id]))
                 throw std::invalid_argument("quoct: move_all: the point for id " + std::to_string(id) +
                                             " has a NaN or infinite coordinate");
-            which.push_back(static_cast<Id>(id));
-        }
+        // The new snapshot first (only it can fail, for memory), then the rest in place.
         part fresh;
-        if (which.size() == moved.size()) {
-            fresh.tree = tree_type(moved.data(), moved.size(), options_.tree);
-        } else {  // erased ids leave gaps: build from the live points only
+        std::vector<Id> which;
+        if (live_ == n) {  // no erased ids: the tree reads the caller's points straight in
+            fresh.tree = tree_type(points.data, points.count, options_.tree);
+        } else {
+            which.reserve(live_);
+            for (std::size_t id = 0; id < n; ++id)
+                if (where_[id] != erased) which.push_back(static_cast<Id>(id));
             std::vector<point_type> live(which.size());
-            for (std::size_t i = 0; i < which.size(); ++i) live[i] = moved[which[i]];
+            for (std::size_t i = 0; i < which.size(); ++i) live[i] = points[which[i]];
             fresh.tree = tree_type(live.data(), live.size(), options_.tree);
             fresh.ids = which;
         }
-        fresh.dead.assign(which.size());
-        fresh.stored = which.size();
+        fresh.dead.assign(live_);
+        fresh.stored = live_;
         // Nothing below throws.
-        points_.swap(moved);
         snap_ = std::move(fresh);
         levels_.clear();
         tail_.clear();
         tail_points_.clear();
-        for (std::size_t i = 0; i < which.size(); ++i) {
-            where_[which[i]] = at_snapshot;
-            slot_[which[i]] = static_cast<Id>(i);
+        for (std::size_t id = 0, i = 0; id < n; ++id) {
+            if (where_[id] == erased) continue;
+            points_[id] = points[id];
+            where_[id] = at_snapshot;
+            slot_[id] = static_cast<Id>(i++);
         }
     }
 

@@ -184,7 +184,8 @@ public:
     /// threads call at once; later calls are O(1). Throws std::out_of_range if
     /// id >= size(), and std::bad_alloc if the map cannot be built.
     point_type point(Id id) const {
-        if (id >= size_) throw std::out_of_range("quoct: id " + std::to_string(id) + " is not a point of the tree");
+        if (id >= size_ || !lookup_)  // (no lookup_: a moved-from tree)
+            throw std::out_of_range("quoct: id " + std::to_string(id) + " is not a point of the tree");
         return point_at(position_of(id));
     }
 
