@@ -453,6 +453,48 @@ void dynamic_full_rebuild(benchmark::State& state) {
     state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * dynamic_queries));
 }
 
+// --- dynamic: every point moves each step ----------------------------------------------
+// The same kick of every particle, then: each moved with move() (one by one), all moved
+// with move_all(), or a fresh octree built (rebuild_orthtree's work, plus the kick).
+
+void dynamic_move_every_point(benchmark::State& state) {
+    auto& s = data();
+    std::vector<pt> pts = s.points;
+    quoct::dynamic_octree<T> index(pts);
+    int step = 0;
+    for (auto _ : state) {
+        kick(pts, s.kicks, step++);
+        for (std::size_t id = 0; id < pts.size(); ++id) index.move(static_cast<std::uint32_t>(id), pts[id]);
+        benchmark::ClobberMemory();
+    }
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * s.n));
+}
+
+void dynamic_move_all(benchmark::State& state) {
+    auto& s = data();
+    std::vector<pt> pts = s.points;
+    quoct::dynamic_octree<T> index(pts);
+    int step = 0;
+    for (auto _ : state) {
+        kick(pts, s.kicks, step++);
+        index.move_all(pts);
+        benchmark::ClobberMemory();
+    }
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * s.n));
+}
+
+void orthtree_rebuild_after_kick(benchmark::State& state) {
+    auto& s = data();
+    std::vector<pt> pts = s.points;
+    int step = 0;
+    for (auto _ : state) {
+        kick(pts, s.kicks, step++);
+        quoct::octree<T> tree(pts);
+        benchmark::DoNotOptimize(&tree);
+    }
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * s.n));
+}
+
 // --- batch queries: many ball queries at once ------------------------------------------
 
 void batch_queries(benchmark::State& state) {
@@ -488,6 +530,9 @@ BENCHMARK(dynamic_move_1pct)->Arg(16)->Arg(8)->ArgName("rebuild_at_1_over")->Uni
 BENCHMARK(dynamic_move_1pct_fresh)->Unit(benchmark::kMillisecond);
 BENCHMARK(dynamic_fresh_phase)->DenseRange(0, 2)->ArgName("phase")->Unit(benchmark::kMillisecond);
 BENCHMARK(dynamic_full_rebuild)->Unit(benchmark::kMillisecond);
+BENCHMARK(dynamic_move_every_point)->Unit(benchmark::kMillisecond);
+BENCHMARK(dynamic_move_all)->Unit(benchmark::kMillisecond);
+BENCHMARK(orthtree_rebuild_after_kick)->Unit(benchmark::kMillisecond);
 
 int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i)
