@@ -10,6 +10,17 @@
 // quoct::intersects (closed sets: touching counts). Big and small objects stay cheap
 // together: a few big ones never inflate the search for the many small ones.
 //
+// Predicate. An object meets a query shape, and two objects collide, exactly when
+// quoct::intersects says so, evaluated in T as geometry.hpp writes it: a ball and a box
+// when distance_sq(centre, box) <= radius * radius, two balls when distance_sq(c1, c2) <=
+// (r1 + r2) * (r1 + r2), two boxes when they overlap on every axis. Squares round in T as
+// every quoct distance does: one that underflows counts as 0 (a float box at 1e-30 from
+// the centre of a ball of radius 0 meets it) and one that overflows as infinity (a ball
+// whose radius squared overflows meets every box whose distance squared does too). The
+// candidate searches are built so that rounding never drops an object the predicate
+// accepts. Queries are checked as the orthtree checks them: a query box may reach to
+// infinity and a query ball may have an infinite radius.
+//
 // Thread-safety: queries are const and may run concurrently; mutations may not run
 // alongside anything else.
 #ifndef QUOCT_OBJECTS_HPP
@@ -86,21 +97,59 @@ struct object_traits<box<T, D>> {
     }
 };
 
-/// The size class of an extent: k with e in [2^(k-1), 2^k), or a class of its own for 0.
+/// The size class of an extent: k with e in [2^(k-1), 2^k), a class of its own for 0, and
+/// one above every finite class for an infinite extent (a box whose half-width, rounded
+/// up, passed the largest finite value); its bound 2^k is then infinite.
 template <class T>
 int size_class(T e) noexcept {
     if (e == 0) return std::numeric_limits<int>::min();
+    if (!(e <= std::numeric_limits<T>::max())) return std::numeric_limits<T>::max_exponent + 1;
     int k = 0;
     std::frexp(e, &k);
     return k;
 }
 
-/// r grown past the rounding of the exact tests: an intersects() that holds as rounded
-/// holds for the real values within a few ulps, far inside 16 epsilon.
+/// x - g rounded down and x + g rounded up: every real value within g of x lies between
+/// them. An infinite x or g gives the infinity on that side, never NaN.
 template <class T>
-T loose(T r) noexcept {
-    return r * (1 + 16 * std::numeric_limits<T>::epsilon()) + std::numeric_limits<T>::min();
+T minus_down(T x, T g) noexcept {
+    constexpr T inf = std::numeric_limits<T>::infinity();
+    return g == inf || x == -inf ? -inf : std::nextafter(x - g, -inf);
 }
+template <class T>
+T plus_up(T x, T g) noexcept {
+    constexpr T inf = std::numeric_limits<T>::infinity();
+    return g == inf || x == inf ? inf : std::nextafter(x + g, inf);
+}
+
+/// The box b grown by g on every side, rounded outwards.
+template <class T, std::size_t D>
+box<T, D> grown(const box<T, D>& b, T g) noexcept {
+    box<T, D> r;
+    for (std::size_t a = 0; a < D; ++a) {
+        r.lo[a] = minus_down(b.lo[a], g);
+        r.hi[a] = plus_up(b.hi[a], g);
+    }
+    return r;
+}
+
+/// The centres m of boxes with half-widths at most `grow` that may meet a closed ball by
+/// quoct::intersects: those whose box grown(m, grow) meets it by the same test. Such a box
+/// holds the object's box, so its distance_sq to the centre is no larger, with rounding
+/// too (axis_gap only shrinks as the faces move out); the same holds for grown(node box).
+template <class T, std::size_t D>
+struct grown_ball {
+    point<T, D> center;
+    T radius_sq;
+    T grow;
+
+    relation classify(const box<T, D>& b) const noexcept {
+        return distance_sq(center, grown(b, grow)) > radius_sq ? relation::outside : relation::partial;
+    }
+    bool contains(const point<T, D>& m) const noexcept {
+        return distance_sq(center, grown(box<T, D>{m, m}, grow)) <= radius_sq;
+    }
+};
 
 }  // namespace sim
 }  // namespace detail
@@ -257,8 +306,11 @@ public:
     // --- queries (const, thread-safe while nobody mutates) -------------------------------
 
     /// Calls f(id, shape) for every live object whose shape meets the closed query shape
-    /// q (a quoct::ball or quoct::box), by quoct::intersects; false from f stops (then
-    /// returns false). Throws std::invalid_argument for a bad query (as orthtree::query).
+    /// q (a quoct::ball or quoct::box), by quoct::intersects (the predicate note above);
+    /// false from f stops (then returns false). The query may be unbounded (box faces at
+    /// infinity, an infinite radius). Throws std::invalid_argument for a bad query, as
+    /// orthtree::query: a NaN or infinite centre, a NaN or negative radius, a NaN box
+    /// coordinate or lo > hi.
     template <class Query, class F>
     bool visit(const Query& q, F&& f) const {
         check_query(q);
@@ -425,7 +477,10 @@ private:
         return true;
     }
 
-    // The centres in class k that may belong to an object meeting q: a superset.
+    // The centres in class k that may belong to an object meeting q: a superset of those
+    // for which intersects(object, q) holds, as evaluated in T (see the predicate note
+    // above the class). Each is argued in the comment of its case; none computes q's
+    // centre +- radius, so unbounded and huge queries need no special case.
     template <class V>
     static bool candidates(const klass& k, const ball_type& q, V&& v) {
         if constexpr (std::is_same<Shape, ball_type>::value) {
@@ -433,27 +488,21 @@ private:
             // ra + R is at most the rounded bound + R: a ball query finds them all.
             return k.centres.visit(ball_type{q.center, q.radius + k.bound}, v);
         } else {
-            box_type b;
-            for (std::size_t a = 0; a < dimension; ++a) {
-                b.lo[a] = q.center[a] - q.radius;
-                b.hi[a] = q.center[a] + q.radius;
-            }
-            return candidates(k, b, v);
+            return k.centres.visit_shape(detail::sim::grown_ball<scalar_type, dimension>{q.center, q.radius * q.radius,
+                                                                                         k.bound},
+                                         v);
         }
     }
     template <class V>
     static bool candidates(const klass& k, const box_type& q, V&& v) {
-        // A meeting object has a point in q, within bound of its centre on every axis.
-        const scalar_type grow = detail::sim::loose(k.bound);
-        const scalar_type inf = std::numeric_limits<scalar_type>::infinity();
-        box_type b;
-        for (std::size_t a = 0; a < dimension; ++a) {
-            const scalar_type slack = detail::sim::loose(std::max(std::abs(q.lo[a]), std::abs(q.hi[a]))) -
-                                      std::max(std::abs(q.lo[a]), std::abs(q.hi[a]));
-            b.lo[a] = std::nextafter(q.lo[a] - grow - slack, -inf);
-            b.hi[a] = std::nextafter(q.hi[a] + grow + slack, inf);
+        if constexpr (std::is_same<Shape, ball_type>::value) {
+            // intersects(a, q): distance_sq(centre, q) <= ra^2 <= bound^2, the same sum.
+            using near_box = typename detail::sim::euclidean_metric<scalar_type, dimension>::near_box;
+            return k.centres.visit_shape(near_box{q, k.bound * k.bound}, v);
+        } else {
+            // A meeting box has a point x in q, and its centre is within bound of x.
+            return k.centres.visit(detail::sim::grown(q, k.bound), v);
         }
-        return k.centres.visit(b, v);
     }
 
     std::vector<record> objects_;
