@@ -31,6 +31,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -223,8 +224,9 @@ public:
 
     // --- mutation (not thread-safe) ---------------------------------------------------------
 
-    /// Adds an object and returns its id. Throws std::invalid_argument for a bad shape and
-    /// std::length_error when the ids are used up; the index is then unchanged.
+    /// Adds an object and returns its id. Throws std::invalid_argument for a bad shape,
+    /// std::length_error when the ids are used up and std::bad_alloc when memory runs
+    /// out; the index is then unchanged.
     Id insert(const Shape& s) {
         traits::check(s);
         if (objects_.size() >= std::size_t{std::numeric_limits<Id>::max()} / 2)
@@ -232,7 +234,8 @@ public:
         const Id id = static_cast<Id>(objects_.size());
         objects_.push_back(record{s, 0, 0, false});
         try {
-            place(id);
+            const auto where = place(id, s);
+            objects_.back() = record{s, where.first, where.second, true};
         } catch (...) {
             objects_.pop_back();
             throw;
@@ -241,38 +244,34 @@ public:
         return id;
     }
 
-    /// Removes an object; returns false (changing nothing) if the id is not live.
+    /// Removes an object; returns false (changing nothing) if the id is not live. Does
+    /// not throw.
     bool erase(Id id) {
         if (!contains(id)) return false;
-        unplace(id);
+        unplace(objects_[id].cls, objects_[id].local);
         objects_[id].live = false;
         --live_;
         return true;
     }
 
     /// Replaces the shape of a live object (a move, a resize or both). Throws
-    /// std::out_of_range for an id that is not live and std::invalid_argument for a bad
-    /// shape; the index is then unchanged.
+    /// std::out_of_range for an id that is not live, std::invalid_argument for a bad
+    /// shape and std::bad_alloc when memory runs out; the index is then unchanged.
     void update(Id id, const Shape& s) {
         check_live(id);
         traits::check(s);
         record& o = objects_[id];
-        if (detail::sim::size_class(traits::extent(s)) == o.cls) {
-            klass& k = class_of(o.cls);
-            k.centres.move(o.local, traits::center(s));
+        const int key = detail::sim::size_class(traits::extent(s));
+        if (key == o.cls) {
+            class_of(o.cls).centres.move(o.local, traits::center(s));
             o.shape = s;
             return;
         }
-        const Shape old = o.shape;
-        unplace(id);
-        o.shape = s;
-        try {
-            place(id);
-        } catch (...) {
-            o.shape = old;
-            place(id);  // back where it was (the class may need re-creating; rare)
-            throw;
-        }
+        // Into the new class first (which may throw, changing nothing), then out of the
+        // old one (which does not throw).
+        const auto where = place(id, s);
+        unplace(o.cls, o.local);
+        o = record{s, where.first, where.second, true};
     }
 
     /// Moves a live object so that its centre is c (a ball's centre, a box's middle; a
@@ -416,38 +415,43 @@ private:
                                  [](const klass& k, int v) { return k.key < v; });
     }
 
-    // Puts object id (its shape set, not yet in any class) into its size class.
-    void place(Id id) {
-        record& o = objects_[id];
-        const scalar_type e = traits::extent(o.shape);
-        const int key = detail::sim::size_class(e);
+    // Files object id, of shape s, in its size class and returns (class key, local id);
+    // its record is left to the caller. If it throws, nothing has changed.
+    std::pair<int, Id> place(Id id, const Shape& s) {
+        const int key = detail::sim::size_class(traits::extent(s));
         auto it = std::lower_bound(classes_.begin(), classes_.end(), key, [](const klass& k, int v) { return k.key < v; });
-        if (it == classes_.end() || it->key != key) {
-            klass k{key, bound_of(key), {}, {}};
-            it = classes_.insert(it, std::move(k));
+        const bool fresh = it == classes_.end() || it->key != key;
+        if (fresh) it = classes_.insert(it, klass{key, bound_of(key), {}, {}});
+        try {
+            it->owner.reserve(it->owner.size() + 1);
+            const Id local = it->centres.insert(traits::center(s));
+            it->owner.push_back(id);
+            return {key, local};
+        } catch (...) {
+            if (fresh) classes_.erase(it);
+            throw;
         }
-        it->owner.reserve(it->owner.size() + 1);
-        const Id local = it->centres.insert(traits::center(o.shape));
-        it->owner.push_back(id);
-        o.cls = key;
-        o.local = local;
-        o.live = true;
     }
 
-    // Takes object id out of its class; drops or compacts the class when worth it.
-    void unplace(Id id) {
-        record& o = objects_[id];
-        auto it = std::lower_bound(classes_.begin(), classes_.end(), o.cls,
+    // Takes the entry `local` out of class `key`; drops or compacts the class when worth
+    // it. Does not throw: a compaction that finds no memory is put off (the class answers
+    // exactly without it).
+    void unplace(int key, Id local) noexcept {
+        auto it = std::lower_bound(classes_.begin(), classes_.end(), key,
                                    [](const klass& k, int v) { return k.key < v; });
-        it->centres.erase(o.local);
+        it->centres.erase(local);
         if (it->centres.empty()) {
             classes_.erase(it);
         } else if (it->centres.id_bound() > 2 * it->centres.size() + 64) {
-            compact(*it);
+            try {
+                compact(*it);
+            } catch (const std::bad_alloc&) {
+            }
         }
     }
 
-    // Renumbers a class's local ids densely (they are never reused by the tree).
+    // Renumbers a class's local ids densely (they are never reused by the tree). If it
+    // throws, nothing has changed.
     void compact(klass& k) {
         std::vector<point_type> pts;
         std::vector<Id> owner;
