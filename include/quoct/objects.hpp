@@ -173,12 +173,16 @@ public:
     /// An empty index.
     object_index() = default;
 
+    /// The most objects an index holds over its lifetime (ids are never reused): half the
+    /// largest Id, as for the orthtree.
+    static constexpr std::size_t max_objects = std::size_t{std::numeric_limits<Id>::max()} / 2;
+
     /// Indexes n objects; object i gets id i. Throws std::invalid_argument for a bad shape
-    /// (NaN or infinite coordinate or radius, negative radius, inverted box).
+    /// (NaN or infinite coordinate or radius, negative radius, inverted box) and
+    /// std::length_error for more than max_objects.
     object_index(const Shape* shapes, std::size_t n) {
         for (std::size_t i = 0; i < n; ++i) traits::check(shapes[i]);
-        if (n >= std::size_t{std::numeric_limits<Id>::max()} / 2)
-            throw std::length_error("quoct: too many objects for this Id type");
+        if (n > max_objects) throw std::length_error("quoct: too many objects for this Id type");
         // Build each class's tree in one go rather than by inserts.
         objects_.resize(n);
         std::vector<std::pair<int, Id>> by_class(n);
@@ -225,11 +229,11 @@ public:
     // --- mutation (not thread-safe) ---------------------------------------------------------
 
     /// Adds an object and returns its id. Throws std::invalid_argument for a bad shape,
-    /// std::length_error when the ids are used up and std::bad_alloc when memory runs
-    /// out; the index is then unchanged.
+    /// std::length_error when the ids are used up (max_objects) and std::bad_alloc when
+    /// memory runs out; the index is then unchanged.
     Id insert(const Shape& s) {
         traits::check(s);
-        if (objects_.size() >= std::size_t{std::numeric_limits<Id>::max()} / 2)
+        if (objects_.size() >= max_objects)
             throw std::length_error("quoct: object_index ids exhausted for this Id type");
         const Id id = static_cast<Id>(objects_.size());
         objects_.push_back(record{s, 0, 0, false});
@@ -423,7 +427,9 @@ private:
         const bool fresh = it == classes_.end() || it->key != key;
         if (fresh) it = classes_.insert(it, klass{key, bound_of(key), {}, {}});
         try {
-            it->owner.reserve(it->owner.size() + 1);
+            if (it->owner.size() == it->owner.capacity()) it->owner.reserve(2 * it->owner.size() + 16);
+            // The class's tree never reuses a local id: renumber before they run out.
+            if (it->centres.id_bound() >= max_objects) compact(*it);
             const Id local = it->centres.insert(traits::center(s));
             it->owner.push_back(id);
             return {key, local};
