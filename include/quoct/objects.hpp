@@ -30,6 +30,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <new>
 #include <stdexcept>
@@ -110,17 +111,37 @@ int size_class(T e) noexcept {
     return k;
 }
 
+/// std::nextafter(x, +-inf) for a non-NaN x: for IEEE float and double a step of the
+/// representation (the queries call it per point, where the library call would dominate).
+template <class T>
+T step(T x, bool up) noexcept {
+    constexpr T inf = std::numeric_limits<T>::infinity();
+    if constexpr (std::numeric_limits<T>::is_iec559 && (sizeof(T) == 4 || sizeof(T) == 8)) {
+        using U = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+        if (x == (up ? inf : -inf)) return x;
+        if (x == 0) return up ? std::numeric_limits<T>::denorm_min() : -std::numeric_limits<T>::denorm_min();
+        U u;
+        std::memcpy(&u, &x, sizeof u);
+        u = (x > 0) == up ? u + 1 : u - 1;  // away from zero: the magnitude bits grow
+        std::memcpy(&x, &u, sizeof u);
+        return x;
+    } else {
+        return std::nextafter(x, up ? inf : -inf);
+    }
+}
+
 /// x - g rounded down and x + g rounded up: every real value within g of x lies between
-/// them. An infinite x or g gives the infinity on that side, never NaN.
+/// them (a step past the nearest rounding is enough). An infinite x or g gives the
+/// infinity on that side, never NaN.
 template <class T>
 T minus_down(T x, T g) noexcept {
     constexpr T inf = std::numeric_limits<T>::infinity();
-    return g == inf || x == -inf ? -inf : std::nextafter(x - g, -inf);
+    return g == inf || x == -inf ? -inf : step(x - g, false);
 }
 template <class T>
 T plus_up(T x, T g) noexcept {
     constexpr T inf = std::numeric_limits<T>::infinity();
-    return g == inf || x == inf ? inf : std::nextafter(x + g, inf);
+    return g == inf || x == inf ? inf : step(x + g, true);
 }
 
 /// The box b grown by g on every side, rounded outwards.
@@ -137,17 +158,36 @@ box<T, D> grown(const box<T, D>& b, T g) noexcept {
 /// The centres m of boxes with half-widths at most `grow` that may meet a closed ball by
 /// quoct::intersects: those whose box grown(m, grow) meets it by the same test. Such a box
 /// holds the object's box, so its distance_sq to the centre is no larger, with rounding
-/// too (axis_gap only shrinks as the faces move out); the same holds for grown(node box).
+/// too (axis_gap only shrinks as the faces move out); the same holds for grown(node box),
+/// and every m of a node whose farthest corner is within the radius passes.
 template <class T, std::size_t D>
 struct grown_ball {
     point<T, D> center;
     T radius_sq;
     T grow;
+    T reach;  // no axis gap of a box that passes exceeds this (see contains)
+
+    grown_ball(const point<T, D>& c, T r_sq, T g) noexcept
+        : center(c), radius_sq(r_sq), grow(g),
+          reach(2 * std::sqrt(r_sq) + 2 * std::sqrt(std::numeric_limits<T>::denorm_min())) {}
 
     relation classify(const box<T, D>& b) const noexcept {
-        return distance_sq(center, grown(b, grow)) > radius_sq ? relation::outside : relation::partial;
+        if (distance_sq(center, grown(b, grow)) > radius_sq) return relation::outside;
+        return farthest_distance_sq(center, b) <= radius_sq ? relation::inside : relation::partial;
     }
+    // First a cheap rejection that never rejects a centre the exact test keeps. A box
+    // passes only if each axis term, the rounded square of its gap, is at most radius_sq
+    // (the sum of terms >= 0 rounds to no less than any of them), so each gap is at most
+    // sqrt(radius_sq) (1 + eps) + sqrt(denorm_min) (a rounded square errs relatively, or
+    // by denorm_min at most), well under reach. |m - c| - grow, as rounded, differs from
+    // the grown box's gap by a few ulps of |m| + |c| + grow, under the slack term. NaN
+    // (from infinities) rejects nothing.
     bool contains(const point<T, D>& m) const noexcept {
+        constexpr T slack = 8 * std::numeric_limits<T>::epsilon();
+        for (std::size_t a = 0; a < D; ++a) {
+            const T x = std::abs(m[a] - center[a]) - grow;
+            if (x > reach + (std::abs(m[a]) + std::abs(center[a]) + grow) * slack) return false;
+        }
         return distance_sq(center, grown(box<T, D>{m, m}, grow)) <= radius_sq;
     }
 };
@@ -498,9 +538,8 @@ private:
             // ra + R is at most the rounded bound + R: a ball query finds them all.
             return k.centres.visit(ball_type{q.center, q.radius + k.bound}, v);
         } else {
-            return k.centres.visit_shape(detail::sim::grown_ball<scalar_type, dimension>{q.center, q.radius * q.radius,
-                                                                                         k.bound},
-                                         v);
+            const detail::sim::grown_ball<scalar_type, dimension> near(q.center, q.radius * q.radius, k.bound);
+            return k.centres.visit_shape(near, v);
         }
     }
     template <class V>

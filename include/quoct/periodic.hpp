@@ -313,15 +313,17 @@ public:
     // --- mutation, when Index is a dynamic_orthtree (not thread-safe) -------------------
 
     /// Adds a point (which must be in the domain) and returns its id. Throws
-    /// std::invalid_argument outside the domain; the index is then unchanged.
+    /// std::invalid_argument outside the domain, and what Index::insert throws
+    /// (std::length_error, std::bad_alloc); the index is then unchanged.
     Id insert(const point_type& p) {
         domain_.check(p, "inserted point");
         return base_.insert(p);
     }
-    /// Removes a point; false if the id is not live.
+    /// Removes a point; false if the id is not live. Does not throw.
     bool erase(Id id) { return base_.erase(id); }
     /// Moves a point to p (in the domain). Throws std::out_of_range for an id that is not
-    /// live and std::invalid_argument outside the domain; the index is then unchanged.
+    /// live, std::invalid_argument outside the domain and std::bad_alloc when memory runs
+    /// out; the index is then unchanged.
     void move(Id id, const point_type& p) {
         if (!base_.contains(id)) throw std::out_of_range("quoct: id " + std::to_string(id) + " is not a live point");
         domain_.check(p, "moved-to point");
