@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <iterator>
 #include <limits>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -172,8 +173,9 @@ public:
     // --- mutation (not thread-safe: no other call may run meanwhile) -----------------------
 
     /// Adds a point and returns its id (id_bound() before the call). Amortised O(log n).
-    /// Throws std::invalid_argument for a NaN or infinite coordinate and std::length_error
-    /// when the ids are used up; the index is then unchanged.
+    /// Throws std::invalid_argument for a NaN or infinite coordinate, std::length_error
+    /// when the ids are used up and std::bad_alloc when memory runs out; the index is then
+    /// unchanged. (Reorganising after the change is put off when memory is short.)
     Id insert(const point_type& p) {
         detail::check_point(p, "inserted point");
         check_capacity(points_.size() + 1);
@@ -190,7 +192,7 @@ public:
     }
 
     /// Removes the point with this id; returns false (and changes nothing) if the id is not
-    /// live. The id is never handed out again. Amortised O(log n).
+    /// live. The id is never handed out again. Amortised O(log n). Does not throw.
     bool erase(Id id) {
         if (!contains(id)) return false;
         detach(id);
@@ -201,8 +203,9 @@ public:
     }
 
     /// Moves the point with this id to p; the id stays. Amortised O(log n). Throws
-    /// std::out_of_range if the id is not live and std::invalid_argument for a NaN or
-    /// infinite coordinate; the index is then unchanged.
+    /// std::out_of_range if the id is not live, std::invalid_argument for a NaN or
+    /// infinite coordinate and std::bad_alloc when memory runs out; the index is then
+    /// unchanged.
     void move(Id id, const point_type& p) {
         check_live(id);
         detail::check_point(p, "moved-to point");
@@ -420,11 +423,17 @@ private:
         return c;
     }
 
-    void maintain() {
-        const double limit = options_.rebuild_fraction * static_cast<double>(live_);
-        const std::size_t drift = pending();
-        if (static_cast<double>(drift) > limit && drift > 16) return rebuild();
-        if (tail_.size() > options_.tail_limit) fold_tail();
+    // The upkeep after a change. Both steps either finish or change nothing, so when one
+    // runs out of memory it is put off to a later call: the change stands, queries stay
+    // exact (only slower), and the mutating call returns normally.
+    void maintain() noexcept {
+        try {
+            const double limit = options_.rebuild_fraction * static_cast<double>(live_);
+            const std::size_t drift = pending();
+            if (static_cast<double>(drift) > limit && drift > 16) return rebuild();
+            if (tail_.size() > options_.tail_limit) fold_tail();
+        } catch (const std::bad_alloc&) {
+        }
     }
 
     // Moves the tail and levels 0..j-1 into level j, the first level with room for them

@@ -10,6 +10,17 @@
 // quoct::intersects (closed sets: touching counts). Big and small objects stay cheap
 // together: a few big ones never inflate the search for the many small ones.
 //
+// Predicate. An object meets a query shape, and two objects collide, exactly when
+// quoct::intersects says so, evaluated in T as geometry.hpp writes it: a ball and a box
+// when distance_sq(centre, box) <= radius * radius, two balls when distance_sq(c1, c2) <=
+// (r1 + r2) * (r1 + r2), two boxes when they overlap on every axis. Squares round in T as
+// every quoct distance does: one that underflows counts as 0 (a float box at 1e-30 from
+// the centre of a ball of radius 0 meets it) and one that overflows as infinity (a ball
+// whose radius squared overflows meets every box whose distance squared does too). The
+// candidate searches are built so that rounding never drops an object the predicate
+// accepts. Queries are checked as the orthtree checks them: a query box may reach to
+// infinity and a query ball may have an infinite radius.
+//
 // Thread-safety: queries are const and may run concurrently; mutations may not run
 // alongside anything else.
 #ifndef QUOCT_OBJECTS_HPP
@@ -20,6 +31,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -86,21 +98,59 @@ struct object_traits<box<T, D>> {
     }
 };
 
-/// The size class of an extent: k with e in [2^(k-1), 2^k), or a class of its own for 0.
+/// The size class of an extent: k with e in [2^(k-1), 2^k), a class of its own for 0, and
+/// one above every finite class for an infinite extent (a box whose half-width, rounded
+/// up, passed the largest finite value); its bound 2^k is then infinite.
 template <class T>
 int size_class(T e) noexcept {
     if (e == 0) return std::numeric_limits<int>::min();
+    if (!(e <= std::numeric_limits<T>::max())) return std::numeric_limits<T>::max_exponent + 1;
     int k = 0;
     std::frexp(e, &k);
     return k;
 }
 
-/// r grown past the rounding of the exact tests: an intersects() that holds as rounded
-/// holds for the real values within a few ulps, far inside 16 epsilon.
+/// x - g rounded down and x + g rounded up: every real value within g of x lies between
+/// them. An infinite x or g gives the infinity on that side, never NaN.
 template <class T>
-T loose(T r) noexcept {
-    return r * (1 + 16 * std::numeric_limits<T>::epsilon()) + std::numeric_limits<T>::min();
+T minus_down(T x, T g) noexcept {
+    constexpr T inf = std::numeric_limits<T>::infinity();
+    return g == inf || x == -inf ? -inf : std::nextafter(x - g, -inf);
 }
+template <class T>
+T plus_up(T x, T g) noexcept {
+    constexpr T inf = std::numeric_limits<T>::infinity();
+    return g == inf || x == inf ? inf : std::nextafter(x + g, inf);
+}
+
+/// The box b grown by g on every side, rounded outwards.
+template <class T, std::size_t D>
+box<T, D> grown(const box<T, D>& b, T g) noexcept {
+    box<T, D> r;
+    for (std::size_t a = 0; a < D; ++a) {
+        r.lo[a] = minus_down(b.lo[a], g);
+        r.hi[a] = plus_up(b.hi[a], g);
+    }
+    return r;
+}
+
+/// The centres m of boxes with half-widths at most `grow` that may meet a closed ball by
+/// quoct::intersects: those whose box grown(m, grow) meets it by the same test. Such a box
+/// holds the object's box, so its distance_sq to the centre is no larger, with rounding
+/// too (axis_gap only shrinks as the faces move out); the same holds for grown(node box).
+template <class T, std::size_t D>
+struct grown_ball {
+    point<T, D> center;
+    T radius_sq;
+    T grow;
+
+    relation classify(const box<T, D>& b) const noexcept {
+        return distance_sq(center, grown(b, grow)) > radius_sq ? relation::outside : relation::partial;
+    }
+    bool contains(const point<T, D>& m) const noexcept {
+        return distance_sq(center, grown(box<T, D>{m, m}, grow)) <= radius_sq;
+    }
+};
 
 }  // namespace sim
 }  // namespace detail
@@ -123,12 +173,16 @@ public:
     /// An empty index.
     object_index() = default;
 
+    /// The most objects an index holds over its lifetime (ids are never reused): half the
+    /// largest Id, as for the orthtree.
+    static constexpr std::size_t max_objects = std::size_t{std::numeric_limits<Id>::max()} / 2;
+
     /// Indexes n objects; object i gets id i. Throws std::invalid_argument for a bad shape
-    /// (NaN or infinite coordinate or radius, negative radius, inverted box).
+    /// (NaN or infinite coordinate or radius, negative radius, inverted box) and
+    /// std::length_error for more than max_objects.
     object_index(const Shape* shapes, std::size_t n) {
         for (std::size_t i = 0; i < n; ++i) traits::check(shapes[i]);
-        if (n >= std::size_t{std::numeric_limits<Id>::max()} / 2)
-            throw std::length_error("quoct: too many objects for this Id type");
+        if (n > max_objects) throw std::length_error("quoct: too many objects for this Id type");
         // Build each class's tree in one go rather than by inserts.
         objects_.resize(n);
         std::vector<std::pair<int, Id>> by_class(n);
@@ -174,16 +228,18 @@ public:
 
     // --- mutation (not thread-safe) ---------------------------------------------------------
 
-    /// Adds an object and returns its id. Throws std::invalid_argument for a bad shape and
-    /// std::length_error when the ids are used up; the index is then unchanged.
+    /// Adds an object and returns its id. Throws std::invalid_argument for a bad shape,
+    /// std::length_error when the ids are used up (max_objects) and std::bad_alloc when
+    /// memory runs out; the index is then unchanged.
     Id insert(const Shape& s) {
         traits::check(s);
-        if (objects_.size() >= std::size_t{std::numeric_limits<Id>::max()} / 2)
+        if (objects_.size() >= max_objects)
             throw std::length_error("quoct: object_index ids exhausted for this Id type");
         const Id id = static_cast<Id>(objects_.size());
         objects_.push_back(record{s, 0, 0, false});
         try {
-            place(id);
+            const auto where = place(id, s);
+            objects_.back() = record{s, where.first, where.second, true};
         } catch (...) {
             objects_.pop_back();
             throw;
@@ -192,38 +248,34 @@ public:
         return id;
     }
 
-    /// Removes an object; returns false (changing nothing) if the id is not live.
+    /// Removes an object; returns false (changing nothing) if the id is not live. Does
+    /// not throw.
     bool erase(Id id) {
         if (!contains(id)) return false;
-        unplace(id);
+        unplace(objects_[id].cls, objects_[id].local);
         objects_[id].live = false;
         --live_;
         return true;
     }
 
     /// Replaces the shape of a live object (a move, a resize or both). Throws
-    /// std::out_of_range for an id that is not live and std::invalid_argument for a bad
-    /// shape; the index is then unchanged.
+    /// std::out_of_range for an id that is not live, std::invalid_argument for a bad
+    /// shape and std::bad_alloc when memory runs out; the index is then unchanged.
     void update(Id id, const Shape& s) {
         check_live(id);
         traits::check(s);
         record& o = objects_[id];
-        if (detail::sim::size_class(traits::extent(s)) == o.cls) {
-            klass& k = class_of(o.cls);
-            k.centres.move(o.local, traits::center(s));
+        const int key = detail::sim::size_class(traits::extent(s));
+        if (key == o.cls) {
+            class_of(o.cls).centres.move(o.local, traits::center(s));
             o.shape = s;
             return;
         }
-        const Shape old = o.shape;
-        unplace(id);
-        o.shape = s;
-        try {
-            place(id);
-        } catch (...) {
-            o.shape = old;
-            place(id);  // back where it was (the class may need re-creating; rare)
-            throw;
-        }
+        // Into the new class first (which may throw, changing nothing), then out of the
+        // old one (which does not throw).
+        const auto where = place(id, s);
+        unplace(o.cls, o.local);
+        o = record{s, where.first, where.second, true};
     }
 
     /// Moves a live object so that its centre is c (a ball's centre, a box's middle; a
@@ -257,8 +309,11 @@ public:
     // --- queries (const, thread-safe while nobody mutates) -------------------------------
 
     /// Calls f(id, shape) for every live object whose shape meets the closed query shape
-    /// q (a quoct::ball or quoct::box), by quoct::intersects; false from f stops (then
-    /// returns false). Throws std::invalid_argument for a bad query (as orthtree::query).
+    /// q (a quoct::ball or quoct::box), by quoct::intersects (the predicate note above);
+    /// false from f stops (then returns false). The query may be unbounded (box faces at
+    /// infinity, an infinite radius). Throws std::invalid_argument for a bad query, as
+    /// orthtree::query: a NaN or infinite centre, a NaN or negative radius, a NaN box
+    /// coordinate or lo > hi.
     template <class Query, class F>
     bool visit(const Query& q, F&& f) const {
         check_query(q);
@@ -364,38 +419,45 @@ private:
                                  [](const klass& k, int v) { return k.key < v; });
     }
 
-    // Puts object id (its shape set, not yet in any class) into its size class.
-    void place(Id id) {
-        record& o = objects_[id];
-        const scalar_type e = traits::extent(o.shape);
-        const int key = detail::sim::size_class(e);
+    // Files object id, of shape s, in its size class and returns (class key, local id);
+    // its record is left to the caller. If it throws, nothing has changed.
+    std::pair<int, Id> place(Id id, const Shape& s) {
+        const int key = detail::sim::size_class(traits::extent(s));
         auto it = std::lower_bound(classes_.begin(), classes_.end(), key, [](const klass& k, int v) { return k.key < v; });
-        if (it == classes_.end() || it->key != key) {
-            klass k{key, bound_of(key), {}, {}};
-            it = classes_.insert(it, std::move(k));
+        const bool fresh = it == classes_.end() || it->key != key;
+        if (fresh) it = classes_.insert(it, klass{key, bound_of(key), {}, {}});
+        try {
+            if (it->owner.size() == it->owner.capacity()) it->owner.reserve(2 * it->owner.size() + 16);
+            // The class's tree never reuses a local id: renumber before they run out.
+            if (it->centres.id_bound() >= max_objects) compact(*it);
+            const Id local = it->centres.insert(traits::center(s));
+            it->owner.push_back(id);
+            return {key, local};
+        } catch (...) {
+            if (fresh) classes_.erase(it);
+            throw;
         }
-        it->owner.reserve(it->owner.size() + 1);
-        const Id local = it->centres.insert(traits::center(o.shape));
-        it->owner.push_back(id);
-        o.cls = key;
-        o.local = local;
-        o.live = true;
     }
 
-    // Takes object id out of its class; drops or compacts the class when worth it.
-    void unplace(Id id) {
-        record& o = objects_[id];
-        auto it = std::lower_bound(classes_.begin(), classes_.end(), o.cls,
+    // Takes the entry `local` out of class `key`; drops or compacts the class when worth
+    // it. Does not throw: a compaction that finds no memory is put off (the class answers
+    // exactly without it).
+    void unplace(int key, Id local) noexcept {
+        auto it = std::lower_bound(classes_.begin(), classes_.end(), key,
                                    [](const klass& k, int v) { return k.key < v; });
-        it->centres.erase(o.local);
+        it->centres.erase(local);
         if (it->centres.empty()) {
             classes_.erase(it);
         } else if (it->centres.id_bound() > 2 * it->centres.size() + 64) {
-            compact(*it);
+            try {
+                compact(*it);
+            } catch (const std::bad_alloc&) {
+            }
         }
     }
 
-    // Renumbers a class's local ids densely (they are never reused by the tree).
+    // Renumbers a class's local ids densely (they are never reused by the tree). If it
+    // throws, nothing has changed.
     void compact(klass& k) {
         std::vector<point_type> pts;
         std::vector<Id> owner;
@@ -425,7 +487,10 @@ private:
         return true;
     }
 
-    // The centres in class k that may belong to an object meeting q: a superset.
+    // The centres in class k that may belong to an object meeting q: a superset of those
+    // for which intersects(object, q) holds, as evaluated in T (see the predicate note
+    // above the class). Each is argued in the comment of its case; none computes q's
+    // centre +- radius, so unbounded and huge queries need no special case.
     template <class V>
     static bool candidates(const klass& k, const ball_type& q, V&& v) {
         if constexpr (std::is_same<Shape, ball_type>::value) {
@@ -433,27 +498,21 @@ private:
             // ra + R is at most the rounded bound + R: a ball query finds them all.
             return k.centres.visit(ball_type{q.center, q.radius + k.bound}, v);
         } else {
-            box_type b;
-            for (std::size_t a = 0; a < dimension; ++a) {
-                b.lo[a] = q.center[a] - q.radius;
-                b.hi[a] = q.center[a] + q.radius;
-            }
-            return candidates(k, b, v);
+            return k.centres.visit_shape(detail::sim::grown_ball<scalar_type, dimension>{q.center, q.radius * q.radius,
+                                                                                         k.bound},
+                                         v);
         }
     }
     template <class V>
     static bool candidates(const klass& k, const box_type& q, V&& v) {
-        // A meeting object has a point in q, within bound of its centre on every axis.
-        const scalar_type grow = detail::sim::loose(k.bound);
-        const scalar_type inf = std::numeric_limits<scalar_type>::infinity();
-        box_type b;
-        for (std::size_t a = 0; a < dimension; ++a) {
-            const scalar_type slack = detail::sim::loose(std::max(std::abs(q.lo[a]), std::abs(q.hi[a]))) -
-                                      std::max(std::abs(q.lo[a]), std::abs(q.hi[a]));
-            b.lo[a] = std::nextafter(q.lo[a] - grow - slack, -inf);
-            b.hi[a] = std::nextafter(q.hi[a] + grow + slack, inf);
+        if constexpr (std::is_same<Shape, ball_type>::value) {
+            // intersects(a, q): distance_sq(centre, q) <= ra^2 <= bound^2, the same sum.
+            using near_box = typename detail::sim::euclidean_metric<scalar_type, dimension>::near_box;
+            return k.centres.visit_shape(near_box{q, k.bound * k.bound}, v);
+        } else {
+            // A meeting box has a point x in q, and its centre is within bound of x.
+            return k.centres.visit(detail::sim::grown(q, k.bound), v);
         }
-        return k.centres.visit(b, v);
     }
 
     std::vector<record> objects_;

@@ -96,15 +96,29 @@ struct periodic_domain {
     }
 };
 
+namespace detail {
+/// Cuts [lo, hi] to [lo, hi] n [0, L] on a wrapping axis, where every stored coordinate
+/// lies; false when nothing is left (no point of the domain in the box).
+template <class T>
+bool cut_to_period(T& lo, T& hi, T L) noexcept {
+    lo = lo > 0 ? lo : T(0);
+    hi = hi < L ? hi : L;
+    return lo <= hi;
+}
+}  // namespace detail
+
 /// A closed ball under the minimum-image distance, as a shape for query_shape /
 /// visit_shape / count_shape. contains(p) is domain.distance_sq(p, center) <= radius_sq.
 ///
-/// classify bounds that from both sides per axis, for p in the box [lo, hi] (inside the
-/// domain). With g = the direct gap from the centre to [lo, hi] and f = the larger of
-/// |lo - c| and |hi - c| (both as rounded), every p has g <= |p - c| <= f as rounded,
-/// since rounding is monotone; so on a wrapping axis min(g, L - f) <= d(p) and
-/// d(p) <= min(f, L - g), and squares and the sum in axis order keep the order. So
-/// outside and inside are never claimed wrongly (the argument of geometry.hpp).
+/// classify bounds that from both sides per axis, for the points p of the domain in any
+/// box [lo, hi] (a tree's node boxes are rounded outwards, so they may reach past [0, L)
+/// or to infinity). On a wrapping axis the box is first cut to [0, L], which keeps every
+/// such p and puts |lo - c| and |hi - c| within L. With g = the direct gap from the centre
+/// to [lo, hi] and f = the larger of |lo - c| and |hi - c| (both as rounded), every p has
+/// g <= |p - c| <= f as rounded, since rounding is monotone; so on a wrapping axis
+/// 0 <= min(g, L - f) <= d(p) and d(p) <= min(f, L - g), and squares and the sum in axis
+/// order keep the order. So outside and inside are never claimed wrongly (the argument of
+/// geometry.hpp).
 template <class T, std::size_t D>
 struct periodic_ball_query {
     periodic_domain<T, D> domain;
@@ -115,10 +129,12 @@ struct periodic_ball_query {
         T near = 0, far = 0;
         for (std::size_t a = 0; a < D; ++a) {
             const T c = center[a];
+            T lo = b.lo[a], hi = b.hi[a];
+            if (domain.wraps(a) && !detail::cut_to_period(lo, hi, domain.length[a])) return relation::outside;
             T g = 0;
-            if (c < b.lo[a]) g = b.lo[a] - c;
-            else if (c > b.hi[a]) g = c - b.hi[a];
-            const T x = std::abs(b.lo[a] - c), y = std::abs(b.hi[a] - c);
+            if (c < lo) g = lo - c;
+            else if (c > hi) g = c - hi;
+            const T x = std::abs(lo - c), y = std::abs(hi - c);
             T f = x > y ? x : y;
             if (domain.wraps(a)) {
                 const T wg = domain.length[a] - f, wf = domain.length[a] - g;
@@ -140,7 +156,9 @@ namespace sim {
 /// The points within minimum-image distance r of a box inside the domain: a superset of
 /// the points q with distance_sq(p, q) <= r^2 for some p in the box (per axis, the gap
 /// from q to [lo, hi] is min(direct gap, L - farther end), each no larger than the
-/// corresponding term for any p of the box, by monotone rounding).
+/// corresponding term for any p of the box, by monotone rounding). classify takes any
+/// node box, cut to [0, L] on wrapping axes first as periodic_ball_query does, so that
+/// L - f never goes negative.
 template <class T, std::size_t D>
 struct periodic_near_box {
     periodic_domain<T, D> domain;
@@ -161,12 +179,14 @@ struct periodic_near_box {
     relation classify(const box<T, D>& b) const noexcept {
         T near = 0, far = 0;
         for (std::size_t a = 0; a < D; ++a) {
+            T lo = b.lo[a], hi = b.hi[a];
+            if (domain.wraps(a) && !detail::cut_to_period(lo, hi, domain.length[a])) return relation::outside;
             T g = 0;
-            if (b.hi[a] < region.lo[a]) g = region.lo[a] - b.hi[a];
-            else if (b.lo[a] > region.hi[a]) g = b.lo[a] - region.hi[a];
+            if (hi < region.lo[a]) g = region.lo[a] - hi;
+            else if (lo > region.hi[a]) g = lo - region.hi[a];
             if (domain.wraps(a)) {
                 T f = 0;
-                for (T q : {b.lo[a], b.hi[a]})
+                for (T q : {lo, hi})
                     for (T e : {region.lo[a], region.hi[a]}) {
                         const T d = std::abs(q - e);
                         f = d > f ? d : f;
@@ -175,9 +195,11 @@ struct periodic_near_box {
                 g = w < g ? w : g;
             }
             near += g * g;
-            const T below = region.lo[a] - b.lo[a], above = b.hi[a] - region.hi[a];
-            T h = below > above ? below : above;
-            h = h > 0 ? h : T(0);
+            // The farthest face beyond region's; NaN (both the same infinity) counts as 0.
+            const T below = region.lo[a] - lo, above = hi - region.hi[a];
+            T h = 0;
+            if (below > h) h = below;
+            if (above > h) h = above;
             far += h * h;
         }
         if (near > radius_sq) return relation::outside;

@@ -211,10 +211,12 @@ struct euclidean_metric {
                 if (b.hi[a] < region.lo[a]) g = region.lo[a] - b.hi[a];
                 else if (b.lo[a] > region.hi[a]) g = b.lo[a] - region.hi[a];
                 near += g * g;
-                // the largest: from b's farthest face beyond region's (0 when inside it)
+                // the largest: from b's farthest face beyond region's (0 when inside it;
+                // NaN, from faces at the same infinity, counts as 0 too)
                 const T below = region.lo[a] - b.lo[a], above = b.hi[a] - region.hi[a];
-                T h = below > above ? below : above;
-                h = h > 0 ? h : T(0);
+                T h = 0;
+                if (below > h) h = below;
+                if (above > h) h = above;
                 far += h * h;
             }
             if (near > radius_sq) return relation::outside;
