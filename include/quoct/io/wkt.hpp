@@ -13,10 +13,12 @@
 
 #include <boost/geometry/algorithms/correct.hpp>
 #include <boost/geometry/algorithms/is_valid.hpp>
+#include <boost/geometry/core/exception.hpp>
 #include <boost/geometry/geometries/multi_polygon.hpp>
 #include <boost/geometry/geometries/point_xy.hpp>
 #include <boost/geometry/geometries/polygon.hpp>
 #include <boost/geometry/io/wkt/read.hpp>
+#include <boost/numeric/conversion/converter_policies.hpp>
 
 #include "csv.hpp"
 
@@ -34,7 +36,9 @@ using wkt_multi_polygon = boost::geometry::model::multi_polygon<wkt_polygon>;
 /// letter case allowed), corrects its orientation and closure, and checks it is valid.
 /// `source` names the text in errors (e.g. "--wkt"). Throws parse_error
 /// "source: invalid WKT: ..." for text Boost.Geometry cannot read, for any other geometry
-/// type, and "source: invalid polygon: ..." for an invalid or empty one.
+/// type, and "source: invalid polygon: ..." for an invalid or empty one, or one whose
+/// coordinates are too far apart for Boost.Geometry's validity check (its integer rescaling
+/// overflows, e.g. 1e80 next to 1).
 inline wkt_multi_polygon read_wkt_area(const std::string& text, const std::string& source) {
     namespace bg = boost::geometry;
     std::string head;
@@ -58,9 +62,19 @@ inline wkt_multi_polygon read_wkt_area(const std::string& text, const std::strin
         throw parse_error(source, 0, std::string("invalid WKT: ") + e.what());
     }
     if (area.empty()) throw parse_error(source, 0, "invalid polygon: it is empty");
-    bg::correct(area);
     std::string reason;
-    if (!bg::is_valid(area, reason)) throw parse_error(source, 0, "invalid polygon: " + reason);
+    bool valid = false;
+    try {
+        bg::correct(area);
+        valid = bg::is_valid(area, reason);
+    } catch (const boost::numeric::bad_numeric_cast& e) {
+        // Boost.Geometry rescales to 64-bit integers to find self-intersections; coordinates
+        // wide apart overflow it (found by fuzzing: 1e80 next to 1).
+        throw parse_error(source, 0, std::string("invalid polygon: coordinates too far apart to check (") + e.what() + ")");
+    } catch (const bg::exception& e) {
+        throw parse_error(source, 0, std::string("invalid polygon: ") + e.what());
+    }
+    if (!valid) throw parse_error(source, 0, "invalid polygon: " + reason);
     return area;
 }
 
