@@ -296,15 +296,16 @@ bool visit_unwrapped(const index<Id>& ix, const Areal& area, F& f) {
     const double lo = env.min_lon - slack, hi = env.max_lon + slack;
     const double band_lo = std::max(env.min_lat - slack, -90.0), band_hi = std::min(env.max_lat + slack, 90.0);
     if (band_lo > band_hi) return true;
+    // Every k with lon + 360 k in [lo, hi] for some lon in [-180, 180].
+    const double k_first = std::floor((lo - 180.0) / 360.0), k_last = std::ceil((hi + 180.0) / 360.0);
     const auto keep = [&](Id id) {
         const lonlat& where = ix.location(id);
         const coord_t y = static_cast<coord_t>(where.lat);
         if (!in_range(y, south, north)) return true;
-        // Every k with lon + 360 k in [lo, hi], and perhaps one more each side.
-        const double k_end = std::ceil((hi - where.lon) / 360.0);
-        for (double k = std::floor((lo - where.lon) / 360.0); k <= k_end; ++k) {
+        for (double k = k_first; k <= k_last; ++k) {
             const coord_t x = static_cast<coord_t>(where.lon + 360.0 * k);
-            if (!in_range(x, west, east)) continue;
+            // [lo, hi] holds every x in_range accepts: a quick test first.
+            if (static_cast<double>(x) < lo || static_cast<double>(x) > hi || !in_range(x, west, east)) continue;
             point_t p;
             bg::set<0>(p, x);
             bg::set<1>(p, y);
