@@ -10,6 +10,10 @@
 
 #include <boost/geometry/algorithms/correct.hpp>
 #include <boost/geometry/algorithms/covered_by.hpp>
+#include <boost/geometry/algorithms/equals.hpp>
+#include <boost/geometry/algorithms/for_each.hpp>
+#include <boost/geometry/algorithms/reverse.hpp>
+#include <boost/geometry/util/math.hpp>
 #include <boost/geometry/geometries/box.hpp>
 #include <boost/geometry/geometries/multi_polygon.hpp>
 #include <boost/geometry/geometries/point.hpp>
@@ -18,11 +22,13 @@
 #include <boost/geometry/geometries/ring.hpp>
 #include <boost/geometry/io/wkt/read.hpp>
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 using namespace geo_test;
@@ -45,18 +51,91 @@ Geometry from_wkt(const std::string& wkt) {
     return g;
 }
 
-// The documented predicate, over every point: covered_by at lon - 360, lon or lon + 360.
+// The test's own reading of the longitude rules: each ring continuous from its first
+// vertex (a step of more than 180 and less than 360 degrees goes the other way round),
+// each hole moved by a multiple of 360 to the shell's middle, then corrected (orientation)
+// when anything moved.
+template <class Ring>
+bool unwrap_ring_plain(Ring& r, double shift, double& lo, double& hi) {
+    std::vector<double> given;
+    for (const auto& p : r) given.push_back(bg::get<0>(p));
+    double add = shift;
+    lo = 1e300, hi = -1e300;
+    for (std::size_t i = 0; i < given.size(); ++i) {
+        const double d = i == 0 ? 0 : given[i] - given[i - 1];
+        if (180 < d && d < 360) add -= 360;
+        if (-360 < d && d < -180) add += 360;
+        bg::set<0>(r[i], given[i] + add);
+        lo = std::min(lo, given[i] + add), hi = std::max(hi, given[i] + add);
+    }
+    return add != 0;
+}
+inline bool unwrap_plain(polygon& p) {
+    double lo, hi, hlo, hhi;
+    bool moved = unwrap_ring_plain(p.outer(), 0, lo, hi);
+    for (auto& hole : p.inners()) {
+        moved = unwrap_ring_plain(hole, 0, hlo, hhi) || moved;
+        const double k = std::round(((lo + hi) / 2 - (hlo + hhi) / 2) / 360);
+        if (k != 0) moved = unwrap_ring_plain(hole, 360 * k, hlo, hhi) || true;
+    }
+    return moved;
+}
+inline bool unwrap_plain(multi_polygon& mp) {
+    bool moved = false;
+    for (auto& p : mp) moved = unwrap_plain(p) || moved;
+    return moved;
+}
+inline bool unwrap_plain(ring& r) {
+    double lo, hi;
+    return unwrap_ring_plain(r, 0, lo, hi);
+}
 template <class Geometry>
-ids covered_brute(const std::vector<lonlat>& pts, const Geometry& g) {
+bool unwrap_plain(Geometry&) {  // boxes and float polygons here never cross lon 180
+    return false;
+}
+
+// lo <= v <= hi, or v equal to an end by Boost.Geometry's own tolerant comparison.
+template <class T>
+bool in_range_boost(T v, T lo, T hi) {
+    return (lo <= v && v <= hi) || bg::math::equals(v, lo) || bg::math::equals(v, hi);
+}
+
+// The extent of a geometry's vertices, {min x, min y, max x, max y} (bg::envelope would
+// do, but GCC 12 warns about Boost's uninitialised box inside it).
+template <class Geometry>
+std::array<typename bg::coordinate_type<Geometry>::type, 4> extent_plain(const Geometry& g) {
+    using c_t = typename bg::coordinate_type<Geometry>::type;
+    const c_t inf = std::numeric_limits<c_t>::infinity();
+    std::array<c_t, 4> e{{inf, inf, -inf, -inf}};
+    if constexpr (std::is_same<typename bg::tag<Geometry>::type, bg::box_tag>::value) {
+        e = {{bg::get<bg::min_corner, 0>(g), bg::get<bg::min_corner, 1>(g), bg::get<bg::max_corner, 0>(g),
+              bg::get<bg::max_corner, 1>(g)}};
+    } else {
+        bg::for_each_point(g, [&e](const typename bg::point_type<Geometry>::type& p) {
+            e[0] = std::min(e[0], bg::get<0>(p)), e[1] = std::min(e[1], bg::get<1>(p));
+            e[2] = std::max(e[2], bg::get<0>(p)), e[3] = std::max(e[3], bg::get<1>(p));
+        });
+    }
+    return e;
+}
+
+// The documented predicate, over every point: the geometry unwrapped, then covered_by at
+// lon + 360 k for some k, inside the geometry's envelope as Boost.Geometry compares.
+template <class Geometry>
+ids covered_brute(const std::vector<lonlat>& pts, const Geometry& given) {
     using p_t = typename bg::point_type<Geometry>::type;
     using c_t = typename bg::coordinate_type<Geometry>::type;
+    Geometry g = given;
+    if (unwrap_plain(g)) bg::correct(g);
+    const auto env = extent_plain(g);
     ids out;
     for (std::size_t i = 0; i < pts.size(); ++i)
-        for (int k = -1; k <= 1; ++k) {
+        for (int k = -3; k <= 3; ++k) {
             p_t p;
             bg::set<0>(p, static_cast<c_t>(pts[i].lon + 360.0 * k));
             bg::set<1>(p, static_cast<c_t>(pts[i].lat));
-            if (bg::covered_by(p, g)) {
+            if (in_range_boost(bg::get<0>(p), env[0], env[2]) && in_range_boost(bg::get<1>(p), env[1], env[3]) &&
+                bg::covered_by(p, g)) {
                 out.push_back(static_cast<std::uint32_t>(i));
                 break;
             }
@@ -188,9 +267,11 @@ TEST_CASE("geo covered_by across the antimeridian", "[geo][polygon]") {
     const geo::index<> il(line);
     CHECK(sorted(geo::covered_by(il, from_wkt<polygon>("POLYGON((179 -1,179 1,181 1,181 -1,179 -1))"))) == ids{0, 1, 2, 3});
     CHECK(sorted(geo::covered_by(il, from_wkt<polygon>("POLYGON((-181 -1,-181 1,-180 1,-180 -1,-181 -1))"))) == ids{0, 1, 2});
-    // Edges are straight in lon/lat and never wrap by themselves: from 179.999 to -179.999 is
-    // the long way round, the band between them, which has the equator points on its edge.
-    CHECK(sorted(geo::covered_by(il, from_wkt<polygon>("POLYGON((179.999 -1,179.999 0,-179.999 0,-179.999 -1,179.999 -1))"))) == ids{2, 3, 5});
+    // An edge from 179.999 to -179.999 crosses lon 180 the short way (RFC 7946), so this is
+    // the thin box across it, with the equator points on its edge, and not the band between.
+    const polygon thin = from_wkt<polygon>("POLYGON((179.999 -1,179.999 0,-179.999 0,-179.999 -1,179.999 -1))");
+    CHECK(sorted(geo::covered_by(il, thin)) == ids{0, 1, 2, 3});
+    CHECK(compare_ids(geo::covered_by(il, thin), covered_brute(line, thin)) == "");
 }
 
 TEST_CASE("geo covered_by at the poles", "[geo][polygon]") {
@@ -224,7 +305,9 @@ TEST_CASE("geo covered_by: float coordinates, errors, empty geometries, early st
     CHECK_THROWS_AS(geo::covered_by(ix, bad), std::invalid_argument);
     CHECK_THROWS_AS(geo::covered_by(ix, from_wkt<polygon>("POLYGON((350 0,350 1,361 1,361 0,350 0))")), std::invalid_argument);
     CHECK_THROWS_AS(geo::covered_by(ix, from_wkt<box>("BOX(-400 0,0 1)")), std::invalid_argument);
-    CHECK_NOTHROW(geo::covered_by(ix, from_wkt<polygon>("POLYGON((-360 0,-360 1,360 1,360 0,-360 0))")));
+    CHECK_THROWS_AS(geo::covered_by(ix, from_wkt<polygon>("POLYGON((-360 0,-360 1,360 1,360 0,-360 0))")), std::invalid_argument);
+    CHECK(compare_ids(geo::covered_by(ix, from_wkt<polygon>("POLYGON((-190 0,-190 1,170 1,170 0,-190 0))")),
+                      ix.in_box(-180, 0, 180, 1)) == "");  // 360 wide: every longitude
     CHECK(geo::covered_by(ix, polygon{}).empty());
     CHECK(geo::covered_by(ix, multi_polygon{}).empty());
     CHECK(geo::covered_by(geo::index<>{}, from_wkt<polygon>("POLYGON((0 0,0 1,1 1,1 0,0 0))")).empty());
@@ -234,4 +317,179 @@ TEST_CASE("geo covered_by: float coordinates, errors, empty geometries, early st
     CHECK_FALSE(geo::visit_covered_by(ix, europe, [&](std::uint32_t) { return ++calls < 4; }));
     CHECK(calls == 4);
     CHECK(geo::visit_covered_by(ix, europe, [](std::uint32_t) {}));
+}
+
+TEST_CASE("geo covered_by keeps the points Boost.Geometry puts on an axis-aligned edge", "[geo][polygon][edges]") {
+    // Boost.Geometry compares x coordinates with a relative tolerance (math::equals), so it
+    // puts a point 1e-15 degrees outside a vertical edge on that edge (not so for horizontal
+    // edges, whose side test is tighter). Each edge of the rectangle [10, 11] x [45, 46] is
+    // moved one ulp outwards or inwards in turn.
+    const double w = 10, e = 11, s = 45, n = 46;
+    for (int side = 0; side < 4; ++side)
+        for (const double toward : {-1.0, 1.0}) {
+            double lo_x = w, hi_x = e, lo_y = s, hi_y = n;
+            double& moved = side == 0 ? lo_x : side == 1 ? hi_x : side == 2 ? lo_y : hi_y;
+            moved = std::nextafter(moved, moved + toward);
+            polygon poly;
+            for (const point& p : {point(lo_x, lo_y), point(lo_x, hi_y), point(hi_x, hi_y), point(hi_x, lo_y), point(lo_x, lo_y)})
+                poly.outer().push_back(p);
+            bg::correct(poly);
+            // Points on the unmoved edge lines, one of them half-way along each edge.
+            const std::vector<lonlat> pts = {{w, 45.0005}, {e, 45.5}, {10.5, s}, {10.25, n}, {w, s}, {e, n}, {10.5, 45.5}};
+            // All lie within Boost's tolerance of the envelope, so the answer is covered_by's.
+            ids want;
+            for (std::uint32_t i = 0; i < pts.size(); ++i)
+                if (bg::covered_by(point(pts[i].lon, pts[i].lat), poly)) want.push_back(i);
+            INFO("side " << side << ", moved " << (toward > 0 ? "up" : "down"));
+            CHECK(compare_ids(covered_brute(pts, poly), want) == "");
+            // The issue's case: west edge at nextafter(10, 11), and Boost takes (10, 45.0005).
+            if (side == 0 && toward > 0) REQUIRE(want.size() == pts.size());
+            const geo::index<> ix(pts);
+            CHECK(compare_ids(geo::covered_by(ix, poly), want) == "");
+            CHECK(geo::count_covered_by(ix, poly) == want.size());
+        }
+    // Boost also takes a point 0.001 degrees above the top of a steep edge 1e-13 wide, far
+    // outside the polygon's extent; the documented predicate leaves it out.
+    polygon steep;
+    for (const point& p : {point(0, 0), point(1e-13, 0.01), point(1, 0.01), point(1, 0), point(0, 0)}) steep.outer().push_back(p);
+    bg::correct(steep);
+    const std::vector<lonlat> off = {{1e-13 - 3e-16, 0.011}, {0.5, 0.01}, {0.5, 0.011}};
+    REQUIRE(bg::covered_by(point(off[0].lon, off[0].lat), steep));
+    const geo::index<> io(off);
+    CHECK(sorted(geo::covered_by(io, steep)) == ids{1});
+    CHECK(compare_ids(covered_brute(off, steep), ids{1}) == "");
+}
+
+namespace {
+
+// Longitudes past 180 or -180 brought back into [-180, 180] (exact for these values).
+template <class Geometry>
+Geometry wrapped(Geometry g) {
+    bg::for_each_point(g, [](point& p) {
+        const double x = bg::get<0>(p);
+        bg::set<0>(p, x > 180 ? x - 360 : x < -180 ? x + 360 : x);
+    });
+    return g;
+}
+
+template <class Geometry>
+Geometry reversed(Geometry g) {
+    bg::reverse(g);
+    return g;
+}
+
+}  // namespace
+
+TEST_CASE("geo covered_by: edges more than 180 degrees wide cross lon 180 the short way", "[geo][polygon][antimeridian]") {
+    // Dyadic points on and around the Fiji box [178, 182] x [-20, -15] with a hole
+    // [179, 181] x [-18, -16], on both sides of lon 180: the answer by hand, unwrapped.
+    std::vector<lonlat> pts;
+    for (double x : {177.5, 178.0, 178.5, 179.0, 179.5, 180.0, -180.0, -179.5, -179.0, -178.5, -178.0, -177.5, 0.0, 2.0})
+        for (double y : {-20.5, -20.0, -19.0, -18.0, -17.0, -16.0, -15.5, -15.0, -14.5}) pts.push_back({x, y});
+    const geo::index<> ix(pts);
+    ids want_box, want_holed;
+    for (std::uint32_t i = 0; i < pts.size(); ++i) {
+        const double x = pts[i].lon < 0 ? pts[i].lon + 360 : pts[i].lon, y = pts[i].lat;
+        if (178 <= x && x <= 182 && -20 <= y && y <= -15) {
+            want_box.push_back(i);
+            if (!(179 < x && x < 181 && -18 < y && y < -16)) want_holed.push_back(i);
+        }
+    }
+    // The issue's polygon, both orientations, and the same starting west of lon 180.
+    for (const char* wkt : {"POLYGON((178 -20, -178 -20, -178 -15, 178 -15, 178 -20))",
+                            "POLYGON((178 -20, 178 -15, -178 -15, -178 -20, 178 -20))",
+                            "POLYGON((-178 -15, 178 -15, 178 -20, -178 -20, -178 -15))"}) {
+        polygon poly;
+        bg::read_wkt(wkt, poly);  // not corrected: covered_by corrects what it unwraps
+        INFO(wkt);
+        CHECK(compare_ids(geo::covered_by(ix, poly), want_box) == "");
+        CHECK(compare_ids(covered_brute(pts, poly), want_box) == "");
+        bg::correct(poly);  // corrected wrapped, so wrongly: covered_by corrects it again
+        CHECK(compare_ids(geo::covered_by(ix, poly), want_box) == "");
+    }
+    // With a hole given from either side of lon 180, in a polygon and a multipolygon.
+    for (const char* hole : {"(179 -18, -179 -18, -179 -16, 179 -16, 179 -18)", "(-179 -16, 179 -16, 179 -18, -179 -18, -179 -16)"}) {
+        const auto poly = from_wkt<polygon>(std::string("POLYGON((178 -20, -178 -20, -178 -15, 178 -15, 178 -20),") + hole + ")");
+        INFO(hole);
+        CHECK(compare_ids(geo::covered_by(ix, poly), want_holed) == "");
+        CHECK(compare_ids(covered_brute(pts, poly), want_holed) == "");
+        const auto mp = from_wkt<multi_polygon>(std::string("MULTIPOLYGON(((178 -20, -178 -20, -178 -15, 178 -15, 178 -20),") +
+                                                hole + "),((0 -20, 2 -20, 2 -15, 0 -15, 0 -20)))");
+        ids want_mp = want_holed;
+        for (std::uint32_t i = 0; i < pts.size(); ++i)
+            if (0 <= pts[i].lon && pts[i].lon <= 2 && -20 <= pts[i].lat && pts[i].lat <= -15) want_mp.push_back(i);
+        CHECK(compare_ids(geo::covered_by(ix, mp), want_mp) == "");
+        CHECK(compare_ids(covered_brute(pts, mp), want_mp) == "");
+    }
+    // A bare ring, and the same box given continuous (unchanged meaning).
+    ring rg;
+    bg::read_wkt("POLYGON((-178 -20, 178 -20, 178 -15, -178 -15, -178 -20))", rg);
+    CHECK(compare_ids(geo::covered_by(ix, rg), want_box) == "");
+    CHECK(compare_ids(geo::covered_by(ix, from_wkt<polygon>("POLYGON((178 -20,182 -20,182 -15,178 -15,178 -20))")), want_box) == "");
+}
+
+TEST_CASE("geo covered_by: random polygons across lon 180, wrapped, against the unwrapped oracle", "[geo][polygon][antimeridian]") {
+    std::vector<lonlat> pts = cities();
+    rng r(23);
+    for (int i = 0; i < 3000; ++i) pts.push_back({r.uniform(-180, 180), r.uniform(-60, 60)});  // synthetic, near or not
+    for (int i = 0; i < 3000; ++i) pts.push_back({r.uniform(-0.5, 0.5) + (i % 2 ? 179.5 : -179.5), r.uniform(-50, 50)});
+    const geo::index<> ix(pts);
+    for (int i = 0; i < 12; ++i) {
+        const polygon continuous = random_star(r, {i % 2 ? 178.0 : -178.0, r.uniform(-40, 40)}, r.uniform(3, 12), i % 3 == 0);
+        const polygon given = wrapped(continuous);
+        INFO("polygon " << i);
+        const ids got = geo::covered_by(ix, given);
+        CHECK(compare_ids(got, covered_brute(pts, given)) == "");
+        CHECK(compare_ids(got, covered_brute(pts, continuous)) == "");
+        CHECK(compare_ids(geo::covered_by(ix, reversed(given)), got) == "");
+        CHECK(geo::count_covered_by(ix, given) == got.size());
+    }
+    multi_polygon mp;
+    for (int i = 0; i < 4; ++i) mp.push_back(wrapped(random_star(r, {i % 2 ? 179.0 : -179.0, r.uniform(-40, 40)}, r.uniform(2, 8), i < 2)));
+    CHECK(compare_ids(geo::covered_by(ix, mp), covered_brute(pts, mp)) == "");
+}
+
+TEST_CASE("geo covered_by: rings round a pole and polygons wider than 360 degrees are refused", "[geo][polygon][antimeridian][errors]") {
+    const auto& pts = cities();
+    const geo::index<> ix(pts);
+    const auto fails = [&](const char* wkt) {
+        polygon poly;
+        bg::read_wkt(wkt, poly);
+        try {
+            geo::covered_by(ix, poly);
+        } catch (const std::invalid_argument& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    CHECK(fails("POLYGON((0 80, 90 80, 180 80, -90 80, 0 80))").find("goes round a pole") != std::string::npos);
+    CHECK(fails("POLYGON((0 -80, -90 -80, -180 -80, 90 -80, 0 -80))").find("goes round a pole") != std::string::npos);
+    CHECK(fails("POLYGON((0 0, 0 1, 360 1, 361 0, 0 0))").find("[-360, 360]") != std::string::npos);
+    CHECK(fails("POLYGON((-200 0, -200 1, 170 1, 170 0, -200 0))").find("wider than 360") != std::string::npos);
+    // Closed along the pole instead: the cap, whichever way the pole edge is written.
+    for (const char* cap : {"POLYGON((-180 80, -180 90, 180 90, 180 80, -180 80))",
+                            "POLYGON((-180 80, 0 80, 180 80, 180 90, -180 90, -180 80))",
+                            "POLYGON((180 80, -180 80, -180 90, 180 90, 180 80))"}) {
+        INFO(cap);
+        CHECK(compare_ids(geo::covered_by(ix, from_wkt<polygon>(cap)), ix.in_box(-180, 80, 180, 90)) == "");
+    }
+}
+
+TEST_CASE("geo unwrap_longitudes: what covered_by tests, unchanged on error", "[geo][polygon][antimeridian]") {
+    auto poly = from_wkt<polygon>("POLYGON((178 -20, -178 -20, -178 -15, 178 -15, 178 -20),(-179 -16, 179 -16, 179 -18, -179 -18, -179 -16))");
+    auto plain = poly;
+    CHECK(unwrap_plain(plain));
+    CHECK(geo::unwrap_longitudes(poly));
+    CHECK(bg::equals(poly, plain));
+    CHECK(extent_plain(poly)[0] == 178);
+    CHECK(extent_plain(poly)[2] == 182);
+    const auto again = poly;
+    CHECK_FALSE(geo::unwrap_longitudes(poly));  // nothing left to move
+    CHECK(bg::equals(poly, again));
+    auto round = from_wkt<polygon>("POLYGON((0 80, 90 80, 180 80, -90 80, 0 80))");
+    const auto before = round;
+    CHECK_THROWS_AS(geo::unwrap_longitudes(round), std::invalid_argument);
+    CHECK(bg::equals(round, before));
+    auto square = from_wkt<box>("BOX(170 0,190 5)");
+    CHECK_FALSE(geo::unwrap_longitudes(square));
 }

@@ -17,6 +17,7 @@
 #include <iostream>
 #include <limits>
 #include <map>
+#include <sstream>
 #include <string>
 #include <sys/stat.h>
 #include <system_error>
@@ -58,6 +59,7 @@ struct query {
     std::size_t k = 0;
     double west = 0, south = 0, east = 0, north = 0;
     std::string wkt;
+    std::string geojson;
     std::string output;
     double width = 900;
     std::size_t leaf_size = 32;
@@ -176,6 +178,19 @@ io::output_format format_of(const std::string& name) {
     return name == "csv" ? io::output_format::csv : name == "geojson" ? io::output_format::geojson : io::output_format::table;
 }
 
+/// The polygon subcommand's area: --wkt, or --geojson as text (starting with '{') or a file.
+io::wkt_multi_polygon polygon_area(const query& q, bool geojson) {
+    if (!geojson) return io::read_wkt_area(q.wkt, "--wkt");
+    const std::size_t first = q.geojson.find_first_not_of(" \t\r\n");
+    if (first != std::string::npos && q.geojson[first] == '{') {
+        std::istringstream in(q.geojson);
+        return io::read_geojson_area(in, "--geojson");
+    }
+    std::ifstream in(q.geojson);
+    if (!in) throw io::parse_error(q.geojson, 0, "cannot open");
+    return io::read_geojson_area(in, q.geojson);
+}
+
 /// The svg subcommand's shape, from whichever query options were given.
 quoct::cli::svg_shape shape_of(const CLI::App& svg, const query& q) {
     quoct::cli::svg_shape shape;
@@ -276,8 +291,16 @@ commands add_commands(CLI::App& app, common& c, query& q, number_args& a) {
         ->needs(centers);
     cmd.box = app.add_subcommand("box", "points in a lon/lat box, in file order");
     add_box(*cmd.box, a, true);
-    cmd.polygon = app.add_subcommand("polygon", "points in a WKT polygon (lon lat degrees, boundary included), in file order");
-    cmd.polygon->add_option("--wkt", q.wkt, "POLYGON((lon lat, ...)) or MULTIPOLYGON(...)")->required();
+    cmd.polygon = app.add_subcommand("polygon", "points in a WKT or GeoJSON polygon (lon lat degrees, boundary included), in "
+                                                "file order; an edge more than 180 degrees wide crosses lon 180 the short way");
+    auto* wkt = cmd.polygon->add_option("--wkt", q.wkt, "POLYGON((lon lat, ...)) or MULTIPOLYGON(...), optionally after SRID=4326;");
+    auto* geojson = cmd.polygon->add_option("--geojson", q.geojson, "a GeoJSON Polygon or MultiPolygon (geometry, Feature or "
+                                                                     "FeatureCollection), as text starting with '{' or a file");
+    wkt->excludes(geojson);
+    CLI::App* polygon = cmd.polygon;
+    polygon->callback([polygon] {
+        if (polygon->count("--wkt") == 0 && polygon->count("--geojson") == 0) throw CLI::RequiredError("--wkt or --geojson");
+    });
     cmd.svg = app.add_subcommand("svg", "an SVG picture of the quadtree over the points, with one query and its hits");
     add_centre(*cmd.svg, a, true);
     add_box(*cmd.svg, a, false);
@@ -416,7 +439,7 @@ int run(const CLI::App* used, const commands& cmd, const common& c, const query&
     if (used == cmd.near && !c.centers.empty()) hits = run_near_centers(ix, q, c, options);
     if (used == cmd.near && c.centers.empty()) run_near(ix, q, {q.lon, q.lat}, 0, hits);
     if (used == cmd.box) hits = as_hits(ix.in_box(q.west, q.south, q.east, q.north));
-    if (used == cmd.polygon) hits = as_hits(geo::covered_by(ix, io::read_wkt_area(q.wkt, "--wkt")));
+    if (used == cmd.polygon) hits = as_hits(geo::covered_by(ix, polygon_area(q, used->count("--geojson") > 0)));
     options.format = format_of(c.format);
     options.with_distance = used == cmd.near;
     io::write_locations(std::cout, table, hits, options);

@@ -1,17 +1,27 @@
-// quoct::io: WKT polygons for quoct::geo::covered_by (<quoct/geo_boost.hpp>). Header-only;
-// needs Boost.Geometry (headers) and, for parse_error, the compiled quoct::io.
+// quoct::io: WKT and GeoJSON polygons for quoct::geo::covered_by (<quoct/geo_boost.hpp>).
+// Header-only; needs Boost.Geometry (headers) and the compiled quoct::io (parse_error, and
+// read_geojson_polygons from <quoct/io/geojson_polygons.hpp> for GeoJSON).
 //
 // Coordinates are "lon lat" in degrees, as in every WKT/GeoJSON tool; edges are straight in
-// the lon/lat plane (the cartesian model geo_boost.hpp expects). Rings may be given in either
-// orientation and open or closed: the polygon is corrected (bg::correct) before it is
-// checked with bg::is_valid, so a self-intersecting ring, a spike or a hole outside its shell
-// is refused, with Boost.Geometry's reason in the message.
+// the lon/lat plane (the cartesian model geo_boost.hpp expects), and an edge whose
+// longitudes differ by more than 180 degrees crosses lon 180 the short way, as in RFC 7946:
+// the area is unwrapped (geo::unwrap_longitudes) into continuous longitudes, which may then
+// run past 180 or -180 (see "Longitudes" in <quoct/geo_boost.hpp>). A PostGIS EWKT prefix
+// "SRID=4326;" is accepted; any other SRID is refused, as its coordinates are not lon/lat
+// degrees. Rings may be given in either orientation and open or closed: the unwrapped
+// polygon is corrected (bg::correct) and checked with bg::is_valid, so a self-intersecting
+// ring ("it intersects itself"), a spike, a hole outside its shell, a ring round a pole or
+// a polygon wider than 360 degrees is refused.
 #ifndef QUOCT_IO_WKT_HPP
 #define QUOCT_IO_WKT_HPP
 
+#include <cstddef>
+#include <istream>
+#include <stdexcept>
 #include <string>
 
 #include <boost/geometry/algorithms/correct.hpp>
+#include <boost/geometry/algorithms/intersects.hpp>
 #include <boost/geometry/algorithms/is_valid.hpp>
 #include <boost/geometry/core/exception.hpp>
 #include <boost/geometry/geometries/multi_polygon.hpp>
@@ -20,7 +30,9 @@
 #include <boost/geometry/io/wkt/read.hpp>
 #include <boost/numeric/conversion/converter_policies.hpp>
 
+#include "../geo_boost.hpp"
 #include "csv.hpp"
+#include "geojson_polygons.hpp"
 
 namespace quoct {
 namespace io {
@@ -32,18 +44,94 @@ using wkt_polygon = boost::geometry::model::polygon<wkt_point>;
 /// One or more polygons; what read_wkt_area returns for POLYGON and MULTIPOLYGON alike.
 using wkt_multi_polygon = boost::geometry::model::multi_polygon<wkt_polygon>;
 
-/// Parses `text`, a WKT POLYGON or MULTIPOLYGON in lon/lat degrees (leading spaces and any
-/// letter case allowed), corrects its orientation and closure, and checks it is valid.
-/// `source` names the text in errors (e.g. "--wkt"). Throws parse_error
-/// "source: invalid WKT: ..." for text Boost.Geometry cannot read, for any other geometry
-/// type, and "source: invalid polygon: ..." for an invalid or empty one, or one whose
-/// coordinates are too far apart for Boost.Geometry's validity check (its integer rescaling
-/// overflows, e.g. 1e80 next to 1).
-inline wkt_multi_polygon read_wkt_area(const std::string& text, const std::string& source) {
+namespace detail {
+
+inline bool wkt_space(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+/// `text` without a leading EWKT "SRID=4326;" (any letter case and spacing). Throws
+/// parse_error for any other SRID, or an SRID without its ';'.
+inline std::string strip_srid(const std::string& text, const std::string& source) {
+    std::size_t i = 0;
+    while (i < text.size() && wkt_space(text[i])) ++i;
+    const std::string tag = "SRID=";
+    for (std::size_t j = 0; j < tag.size(); ++j) {
+        const char c = i + j < text.size() ? text[i + j] : ' ';
+        if ((c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c) != tag[j]) return text;  // no SRID
+    }
+    const std::size_t semicolon = text.find(';', i);
+    if (semicolon == std::string::npos) throw parse_error(source, 0, "invalid WKT: SRID=... must end with ';'");
+    std::string srid;
+    for (std::size_t j = i + tag.size(); j < semicolon; ++j)
+        if (!wkt_space(text[j])) srid += text[j];
+    if (srid != "4326")
+        throw parse_error(source, 0, "SRID=" + srid + " is not supported: coordinates must be longitude and latitude in "
+                                     "degrees (SRID=4326, WGS 84)");
+    return text.substr(semicolon + 1);
+}
+
+/// Names the first ring of `area` that crosses or touches itself ("the outer ring",
+/// "hole 2", "polygon 3's outer ring"), or "" if none does.
+inline std::string self_crossing_ring(const wkt_multi_polygon& area) {
+    for (std::size_t p = 0; p < area.size(); ++p) {
+        const std::string of = area.size() > 1 ? "polygon " + std::to_string(p + 1) + "'s " : "";
+        if (boost::geometry::intersects(area[p].outer())) return (of.empty() ? "the " : of) + "outer ring";
+        for (std::size_t h = 0; h < area[p].inners().size(); ++h)
+            if (boost::geometry::intersects(area[p].inners()[h])) return of + "hole " + std::to_string(h + 1);
+    }
+    return "";
+}
+
+/// Unwraps, corrects and validates an area read from `source`, as the top of this header says.
+inline void finish_area(wkt_multi_polygon& area, const std::string& source) {
     namespace bg = boost::geometry;
+    if (area.empty()) throw parse_error(source, 0, "invalid polygon: it is empty");
+    try {
+        geo::unwrap_longitudes(area);
+    } catch (const std::invalid_argument& e) {
+        std::string why = e.what();
+        const std::string prefix = "quoct::geo: ";
+        if (why.compare(0, prefix.size(), prefix) == 0) why.erase(0, prefix.size());
+        throw parse_error(source, 0, "invalid polygon: " + why);
+    }
+    std::string reason, ring;
+    bg::validity_failure_type failure;
+    try {
+        bg::correct(area);
+        if (bg::is_valid(area, failure)) return;
+        bg::is_valid(area, reason);
+        if (failure != bg::failure_spikes) ring = self_crossing_ring(area);
+    } catch (const boost::numeric::bad_numeric_cast& e) {
+        // Boost.Geometry rescales to 64-bit integers to find self-intersections; coordinates
+        // wide apart overflow it (found by fuzzing: 1e80 next to 1).
+        throw parse_error(source, 0, std::string("invalid polygon: coordinates too far apart to check (") + e.what() + ")");
+    } catch (const bg::exception& e) {
+        throw parse_error(source, 0, std::string("invalid polygon: ") + e.what());
+    }
+    if (!ring.empty()) throw parse_error(source, 0, "invalid polygon: it intersects itself (" + ring + " crosses or touches itself)");
+    if (failure == bg::failure_self_intersections)
+        throw parse_error(source, 0, "invalid polygon: it intersects itself (its rings cross or touch): " + reason);
+    throw parse_error(source, 0, "invalid polygon: " + reason);
+}
+
+}  // namespace detail
+
+/// Parses `text`, a WKT POLYGON or MULTIPOLYGON in lon/lat degrees (leading spaces and any
+/// letter case allowed, optionally after "SRID=4326;"), unwraps its longitudes across
+/// lon 180, corrects its orientation and closure, and checks it is valid. The result's
+/// longitudes are continuous per ring and may run past 180 or -180 (see the top of this
+/// header). `source` names the text in errors (e.g. "--wkt"). Throws parse_error
+/// "source: invalid WKT: ..." for text Boost.Geometry cannot read and for any other
+/// geometry type, "source: SRID=n is not supported: ..." for an SRID other than 4326, and
+/// "source: invalid polygon: ..." for an invalid or empty one ("it intersects itself (...)"
+/// when a ring crosses itself or another ring), or one whose coordinates are too far apart
+/// for Boost.Geometry's validity check (its integer rescaling overflows, e.g. 1e80 next to
+/// 1). Thread-safe (no shared state).
+inline wkt_multi_polygon read_wkt_area(const std::string& wkt, const std::string& source) {
+    namespace bg = boost::geometry;
+    const std::string text = detail::strip_srid(wkt, source);
     std::string head;
     for (char c : text) {
-        const bool space = c == ' ' || c == '\t' || c == '\n' || c == '\r';
+        const bool space = detail::wkt_space(c);
         if (c == '(' || (space && !head.empty())) break;
         if (!space) head += static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
     }
@@ -61,20 +149,25 @@ inline wkt_multi_polygon read_wkt_area(const std::string& text, const std::strin
     } catch (const bg::read_wkt_exception& e) {
         throw parse_error(source, 0, std::string("invalid WKT: ") + e.what());
     }
-    if (area.empty()) throw parse_error(source, 0, "invalid polygon: it is empty");
-    std::string reason;
-    bool valid = false;
-    try {
-        bg::correct(area);
-        valid = bg::is_valid(area, reason);
-    } catch (const boost::numeric::bad_numeric_cast& e) {
-        // Boost.Geometry rescales to 64-bit integers to find self-intersections; coordinates
-        // wide apart overflow it (found by fuzzing: 1e80 next to 1).
-        throw parse_error(source, 0, std::string("invalid polygon: coordinates too far apart to check (") + e.what() + ")");
-    } catch (const bg::exception& e) {
-        throw parse_error(source, 0, std::string("invalid polygon: ") + e.what());
+    detail::finish_area(area, source);
+    return area;
+}
+
+/// Reads GeoJSON polygons from `in` (read_geojson_polygons), then unwraps, corrects and
+/// checks them as read_wkt_area does, and returns them as one multi-polygon whose
+/// longitudes are continuous per ring (they may run past 180 or -180). Throws parse_error
+/// as read_geojson_polygons, and "source: invalid polygon: ..." as read_wkt_area.
+inline wkt_multi_polygon read_geojson_area(std::istream& in, const std::string& source) {
+    wkt_multi_polygon area;
+    for (const auto& rings : read_geojson_polygons(in, source)) {
+        wkt_polygon polygon;
+        for (std::size_t r = 0; r < rings.size(); ++r) {
+            auto& ring = r == 0 ? polygon.outer() : (polygon.inners().emplace_back(), polygon.inners().back());
+            for (const geo::lonlat& p : rings[r]) ring.push_back(wkt_point(p.lon, p.lat));
+        }
+        area.push_back(std::move(polygon));
     }
-    if (!valid) throw parse_error(source, 0, "invalid polygon: " + reason);
+    detail::finish_area(area, source);
     return area;
 }
 
