@@ -9,9 +9,11 @@
 // away are marked dead in a bitmap and skipped by queries. Every mutating call keeps the
 // parts in shape: a full tail is folded, with the levels below the first one that has
 // room for them all, into that level (one rebuild of a small tree, whose inputs are merged
-// in id order, not sorted), and everything is rebuilt into a new snapshot when the points
-// outside it (or its dead entries, if more) exceed options.rebuild_fraction of the live
-// points. A query thus scans at most tail_limit points and visits the snapshot and
+// in id order, not sorted, from the points kept by id), and everything is rebuilt into a
+// new snapshot when its dead entries exceed options.rebuild_fraction of the live points,
+// or when the points outside it exceed that fraction and outnumber its own (so a growing
+// index rebuilds its snapshot once per doubling). A nearest query feeds one result set
+// (detail/knn.hpp) from the snapshot, every level and the tail. A query thus scans at most tail_limit points and visits the snapshot and
 // O(log(n / tail_limit)) small trees. Queries never rebuild anything: they are const,
 // touch no mutable state, and may run from any number of threads at once as long as no
 // thread mutates the index meanwhile.
@@ -45,8 +47,10 @@ namespace quoct {
 struct dynamic_options {
     /// Options for the snapshot and side trees.
     build_options tree{};
-    /// Rebuild the snapshot when pending() (points outside it, or its dead entries,
-    /// whichever are more) exceeds this fraction of the live points. Must be in (0, 1].
+    /// Rebuild the snapshot when its dead entries (erased or moved-away points) exceed this
+    /// fraction of the live points, or when the live points outside it exceed both this
+    /// fraction and the snapshot's own live points (so a growing index rebuilds it each
+    /// time it doubles). Must be in (0, 1].
     double rebuild_fraction = 1.0 / 16;
     /// The flat tail of recent changes, scanned by every query, is folded into the side
     /// trees once it holds more than tail_limit points; side tree j (the levels) holds at
@@ -64,15 +68,13 @@ template <class T, std::size_t D, class Id>
 struct frozen_part {
     orthtree<T, D, Id> tree;
     std::vector<Id> ids;  // tree id -> our id (empty when they are equal)
-    std::vector<point<T, D>> points;  // tree id -> point; kept by the levels, which are merged
     bitmap dead;
     std::size_t dead_count = 0;
     std::size_t stored = 0;
 
     Id id_of(Id pos) const noexcept { return ids.empty() ? pos : ids[pos]; }
     std::size_t memory_bytes() const noexcept {
-        return tree.memory_bytes() + ids.capacity() * sizeof(Id) + points.capacity() * sizeof(point<T, D>) +
-               dead.memory_bytes();
+        return tree.memory_bytes() + ids.capacity() * sizeof(Id) + dead.memory_bytes();
     }
     std::size_t live() const noexcept { return stored - dead_count; }
     bool is_dead(Id pos) const noexcept { return dead_count != 0 && dead.test(pos); }
@@ -81,10 +83,9 @@ struct frozen_part {
         ++dead_count;
     }
 
-    // Builds over the ids `which` (increasing) with points pts[i] for which[i]; keeps pts
-    // when `keep_points`.
-    static frozen_part make(const std::vector<Id>& which, std::vector<point<T, D>>&& pts,
-                            const build_options& options, bool keep_points) {
+    // Builds over the ids `which` (increasing) with points pts[i] for which[i].
+    static frozen_part make(const std::vector<Id>& which, const std::vector<point<T, D>>& pts,
+                            const build_options& options) {
         frozen_part f;
         bool identity = true;
         for (std::size_t i = 0; i < which.size() && identity; ++i) identity = which[i] == i;
@@ -92,7 +93,6 @@ struct frozen_part {
         if (!identity) f.ids = which;
         f.dead.assign(which.size());
         f.stored = which.size();
-        if (keep_points) f.points = std::move(pts);
         return f;
     }
 };
@@ -245,7 +245,7 @@ public:
             if (where_[id] != erased) which.push_back(static_cast<Id>(id));
         std::vector<point_type> pts(which.size());
         for (std::size_t i = 0; i < which.size(); ++i) pts[i] = points_[which[i]];
-        part fresh = part::make(which, std::move(pts), options_.tree, false);
+        part fresh = part::make(which, std::move(pts), options_.tree);
         snap_ = std::move(fresh);
         levels_.clear();
         tail_.clear();
@@ -414,7 +414,7 @@ private:
     // Grows every vector a push may touch first, so a failed allocation changes nothing.
     void reserve_one() {
         auto grow = [](auto& v) {
-            if (v.size() == v.capacity()) v.reserve(v.size() * 2 + 16);
+            if (v.size() == v.capacity()) v.reserve(v.size() + v.size() / 2 + 16);  // 1.5x: less slack
         };
         grow(points_);
         grow(where_);
@@ -456,10 +456,17 @@ private:
         return c;
     }
 
+    // Dead snapshot entries slow every query, so they force a rebuild once they pass the
+    // fraction. Live points outside the snapshot sit in trees of their own, nearly as fast,
+    // so they force one only once they also outnumber the snapshot's live entries: a
+    // growing index then rebuilds its snapshot each time it doubles (each point is rebuilt
+    // into a snapshot O(1) times, amortised), not every rebuild_fraction of growth.
     void maintain() {
         const double limit = options_.rebuild_fraction * static_cast<double>(live_);
-        const std::size_t drift = pending();
-        if (static_cast<double>(drift) > limit && drift > 16) return rebuild();
+        const std::size_t out = outside();
+        const bool stale = static_cast<double>(snap_.dead_count) > limit;
+        const bool outgrown = static_cast<double>(out) > limit && out > snap_.live();
+        if ((stale || outgrown) && pending() > 16) return rebuild();
         if (tail_.size() > options_.tail_limit) fold_tail();
     }
 
@@ -502,15 +509,11 @@ private:
             }
             if (best_id == none) break;
             which.push_back(best_id);
-            const std::size_t at = cursor[best]++;
-            if (best == merged_levels) {
-                pts.push_back(tail_points_[order[at]]);
-            } else {
-                pts.push_back(levels_[best].points[at]);
-                skip_dead(best);
-            }
+            ++cursor[best];
+            pts.push_back(points_[best_id]);  // a live entry's point is its current one
+            if (best != merged_levels) skip_dead(best);
         }
-        part fresh = part::make(which, std::move(pts), options_.tree, true);
+        part fresh = part::make(which, std::move(pts), options_.tree);
         if (j == levels_.size()) levels_.emplace_back();
         // Nothing below throws.
         levels_[j] = std::move(fresh);

@@ -38,8 +38,12 @@ constexpr std::size_t max_depth_limit = 64;
 
 /// How a tree is built.
 struct build_options {
-    /// A node with at most this many points is not split. Must be at least 1.
-    std::size_t leaf_size = 48;
+    /// Stands for the leaf size measured best for the tree's dimension (see leaf_size).
+    static constexpr std::size_t auto_leaf_size = std::numeric_limits<std::size_t>::max();
+    /// A node with at most this many points is not split. Must be at least 1. The default,
+    /// auto_leaf_size, is 32 in 2D and 48 in other dimensions (chosen by callgrind counts
+    /// of radius, count and k-nearest queries on the benchmark sets; bench/README.md).
+    std::size_t leaf_size = auto_leaf_size;
     /// Nodes at this depth (the root is at 0) are leaves whatever their size, which bounds
     /// the depth for duplicate or extremely spread points. At most max_depth_limit.
     std::size_t max_depth = max_depth_limit;
@@ -419,6 +423,8 @@ private:
     box_type build_node(std::size_t b, std::size_t e, std::size_t depth, unsigned bits_left, bool fresh,
                         build_state& st);
     void set_box(std::size_t ni, const box_type& exact);
+    template <class Metric, class Set, class Sink>
+    void scan_leaf(const Metric& metric, const Set& set, Sink& sink, std::size_t b, std::size_t e) const;
     box_type tight_bounds(std::size_t b, std::size_t e) const noexcept;
 
     std::size_t size_ = 0;
@@ -517,6 +523,7 @@ template <class T, std::size_t D, class Id>
 void orthtree<T, D, Id>::build(const point_type* points, std::size_t n, const build_options& options) {
     const box_type all = check_input(points, n, options);
     options_ = options;
+    if (options_.leaf_size == build_options::auto_leaf_size) options_.leaf_size = D == 2 ? 32 : 48;
     size_ = n;
     if (n == 0) return;
     build_state st;
@@ -529,7 +536,7 @@ void orthtree<T, D, Id>::build(const point_type* points, std::size_t n, const bu
     // float holds float coordinates exactly; wider ones lose least measured from the centre.
     for (std::size_t a = 0; a < D; ++a)
         origin_[a] = std::is_same<T, float>::value ? T(0) : bounds_.lo[a] / 2 + bounds_.hi[a] / 2;
-    nodes_.reserve(2 * n / options.leaf_size + 2);
+    nodes_.reserve(2 * n / options_.leaf_size + 2);
     build_node(0, n, 0, st.axis_bits, true, st);
     nodes_.push_back(node{});
     nodes_.back().begin = static_cast<Id>(n);
@@ -694,10 +701,11 @@ auto orthtree<T, D, Id>::build_node(std::size_t b, std::size_t e, std::size_t de
     return all;
 }
 
-// Depth first, nearest child first, with an explicit stack of (node, lower bound). A node
-// may hold a point tied with the worst kept one but with a smaller id, so only nodes
-// strictly farther than the bound are pruned (an infinite box distance, possible only with
-// infinite coordinates, is never pruned while the set is not full).
+// Depth first, nearest child first: the nearest child is entered at once, its siblings wait
+// on an explicit stack with their lower bounds. A node may hold a point tied with the worst
+// kept one but with a smaller id, so only nodes strictly farther than the bound are pruned
+// (an infinite box distance, possible only with infinite coordinates, is never pruned
+// while the set is not full).
 template <class T, std::size_t D, class Id>
 template <class Metric, class Set, class Sink>
 void orthtree<T, D, Id>::search_nearest(const Metric& metric, const Set& set, Sink&& sink) const {
@@ -707,39 +715,59 @@ void orthtree<T, D, Id>::search_nearest(const Metric& metric, const Set& set, Si
         T distance;
     };
     detail::fixed_stack<entry, stack_capacity> stack;
-    stack.push(entry{Id{0}, metric.to_box(box_of(nodes_[0]))});
-    while (!stack.empty()) {
-        const entry top = stack.pop();
-        if (top.distance > set.bound()) continue;
-        const node& n = nodes_[top.index];
-        if (is_leaf(n, top.index)) {
-            const std::size_t n_end = nodes_[n.skip].begin;
-            // Distances first, in a loop that vectorises; then only the contenders are offered.
-            constexpr std::size_t chunk = 64;
-            T dist[chunk];
-            for (std::size_t s = n.begin; s < n_end; s += chunk) {
-                const std::size_t m = std::min<std::size_t>(n_end - s, chunk);
-                for (std::size_t j = 0; j < m; ++j) dist[j] = metric.to_point(point_at(s + j));
-                for (std::size_t j = 0; j < m; ++j)
-                    if (dist[j] <= set.bound()) sink(ids_[s + j], dist[j]);
+    std::size_t at = 0;
+    if (metric.to_box(box_of(nodes_[0])) > set.bound()) return;
+    for (;;) {
+        const node& n = nodes_[at];
+        if (is_leaf(n, at)) {
+            scan_leaf(metric, set, sink, n.begin, nodes_[n.skip].begin);
+        } else {
+            // Measure the children, enter the nearest, keep the others for later.
+            entry near[fanout];
+            std::size_t children = 0, nearest_child = 0;
+            const T bound = set.bound();
+            for (std::size_t ci = at + std::size_t{1}; ci < n.skip; ci = nodes_[ci].skip) {
+                const entry x{static_cast<Id>(ci), metric.to_box(box_of(nodes_[ci]))};
+                if (x.distance > bound) continue;
+                if (children != 0 && x.distance < near[nearest_child].distance) nearest_child = children;
+                near[children++] = x;
             }
-            continue;
+            if (children != 0) {
+                for (std::size_t c = 0; c < children; ++c)
+                    if (c != nearest_child) stack.push(near[c]);
+                at = near[nearest_child].index;
+                continue;
+            }
         }
-        entry near[fanout];
-        std::size_t children = 0;
-        const T bound = set.bound();
-        for (std::size_t ci = top.index + std::size_t{1}; ci < n.skip; ci = nodes_[ci].skip) {
-            const entry x{static_cast<Id>(ci), metric.to_box(box_of(nodes_[ci]))};
-            if (!(x.distance > bound)) near[children++] = x;
+        // Next: the most recently deferred node still within the bound.
+        for (;;) {
+            if (stack.empty()) return;
+            const entry e = stack.pop();
+            if (!(e.distance > set.bound())) {
+                at = e.index;
+                break;
+            }
         }
-        if (children == 0) continue;
-        // The nearest child goes on top, to be searched next; the order of the others
-        // matters little, since by the time they are popped the bound has tightened.
-        std::size_t nearest_child = 0;
-        for (std::size_t c = 1; c < children; ++c)
-            if (near[c].distance < near[nearest_child].distance) nearest_child = c;
-        std::swap(near[nearest_child], near[children - 1]);
-        for (std::size_t c = 0; c < children; ++c) stack.push(near[c]);
+    }
+}
+
+// Offers the points [b, e) of a leaf: distances first, in a loop that vectorises, then only
+// the contenders (the bound is re-read only after an offer, which may tighten it).
+template <class T, std::size_t D, class Id>
+template <class Metric, class Set, class Sink>
+void orthtree<T, D, Id>::scan_leaf(const Metric& metric, const Set& set, Sink& sink, std::size_t b,
+                                   std::size_t e) const {
+    constexpr std::size_t chunk = 64;
+    T dist[chunk];
+    T bound = set.bound();
+    for (std::size_t s = b; s < e; s += chunk) {
+        const std::size_t m = std::min<std::size_t>(e - s, chunk);
+        for (std::size_t j = 0; j < m; ++j) dist[j] = metric.to_point(point_at(s + j));
+        for (std::size_t j = 0; j < m; ++j)
+            if (dist[j] <= bound) {
+                sink(ids_[s + j], dist[j]);
+                bound = set.bound();
+            }
     }
 }
 
