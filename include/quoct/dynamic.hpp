@@ -9,9 +9,11 @@
 // away are marked dead in a bitmap and skipped by queries. Every mutating call keeps the
 // parts in shape: a full tail is folded, with the levels below the first one that has
 // room for them all, into that level (one rebuild of a small tree, whose inputs are merged
-// in id order, not sorted), and everything is rebuilt into a new snapshot when the points
-// outside it (or its dead entries, if more) exceed options.rebuild_fraction of the live
-// points. A query thus scans at most tail_limit points and visits the snapshot and
+// in id order, not sorted, from the points kept by id), and everything is rebuilt into a
+// new snapshot when its dead entries exceed options.rebuild_fraction of the live points,
+// or when the points outside it exceed that fraction and outnumber its own (so a growing
+// index rebuilds its snapshot once per doubling). A nearest query feeds one result set
+// (detail/knn.hpp) from the snapshot, every level and the tail. A query thus scans at most tail_limit points and visits the snapshot and
 // O(log(n / tail_limit)) small trees. Queries never rebuild anything: they are const,
 // touch no mutable state, and may run from any number of threads at once as long as no
 // thread mutates the index meanwhile.
@@ -34,6 +36,7 @@
 #include <utility>
 #include <vector>
 
+#include "detail/knn.hpp"
 #include "detail/sim.hpp"
 #include "detail/validate.hpp"
 #include "geometry.hpp"
@@ -45,8 +48,10 @@ namespace quoct {
 struct dynamic_options {
     /// Options for the snapshot and side trees.
     build_options tree{};
-    /// Rebuild the snapshot when pending() (points outside it, or its dead entries,
-    /// whichever are more) exceeds this fraction of the live points. Must be in (0, 1].
+    /// Rebuild the snapshot when its dead entries (erased or moved-away points) exceed this
+    /// fraction of the live points, or when the live points outside it exceed both this
+    /// fraction and the snapshot's own live points (so a growing index rebuilds it each
+    /// time it doubles). Must be in (0, 1].
     double rebuild_fraction = 1.0 / 16;
     /// The flat tail of recent changes, scanned by every query, is folded into the side
     /// trees once it holds more than tail_limit points; side tree j (the levels) holds at
@@ -64,12 +69,14 @@ template <class T, std::size_t D, class Id>
 struct frozen_part {
     orthtree<T, D, Id> tree;
     std::vector<Id> ids;  // tree id -> our id (empty when they are equal)
-    std::vector<point<T, D>> points;  // tree id -> point; kept by the levels, which are merged
     bitmap dead;
     std::size_t dead_count = 0;
     std::size_t stored = 0;
 
     Id id_of(Id pos) const noexcept { return ids.empty() ? pos : ids[pos]; }
+    std::size_t memory_bytes() const noexcept {
+        return tree.memory_bytes() + ids.capacity() * sizeof(Id) + dead.memory_bytes();
+    }
     std::size_t live() const noexcept { return stored - dead_count; }
     bool is_dead(Id pos) const noexcept { return dead_count != 0 && dead.test(pos); }
     void kill(Id pos) noexcept {
@@ -77,10 +84,9 @@ struct frozen_part {
         ++dead_count;
     }
 
-    // Builds over the ids `which` (increasing) with points pts[i] for which[i]; keeps pts
-    // when `keep_points`.
-    static frozen_part make(const std::vector<Id>& which, std::vector<point<T, D>>&& pts,
-                            const build_options& options, bool keep_points) {
+    // Builds over the ids `which` (increasing) with points pts[i] for which[i].
+    static frozen_part make(const std::vector<Id>& which, const std::vector<point<T, D>>& pts,
+                            const build_options& options) {
         frozen_part f;
         bool identity = true;
         for (std::size_t i = 0; i < which.size() && identity; ++i) identity = which[i] == i;
@@ -88,7 +94,6 @@ struct frozen_part {
         if (!identity) f.ids = which;
         f.dead.assign(which.size());
         f.stored = which.size();
-        if (keep_points) f.points = std::move(pts);
         return f;
     }
 };
@@ -159,6 +164,15 @@ public:
     /// points held outside it and the number of its dead entries (a moved point counts in
     /// both, so once). 0 right after rebuild(). For tuning and tests.
     std::size_t pending() const noexcept { return std::max(outside(), snap_.dead_count); }
+    /// Bytes held: the points by id, the bookkeeping per id, the snapshot, the side trees
+    /// and the tail (vector capacities, not malloc's overhead).
+    std::size_t memory_bytes() const noexcept {
+        std::size_t n = points_.capacity() * sizeof(point_type) + where_.capacity() + slot_.capacity() * sizeof(Id) +
+                        tail_.capacity() * sizeof(Id) + tail_points_.capacity() * sizeof(point_type) +
+                        snap_.memory_bytes();
+        for (const part& level : levels_) n += level.memory_bytes();
+        return n;
+    }
     /// Number of side trees (levels) in use besides the snapshot; O(log(pending() /
     /// options.tail_limit)). For tuning and tests.
     std::size_t side_trees() const noexcept {
@@ -250,7 +264,7 @@ public:
             if (where_[id] != erased) which.push_back(static_cast<Id>(id));
         std::vector<point_type> pts(which.size());
         for (std::size_t i = 0; i < which.size(); ++i) pts[i] = points_[which[i]];
-        part fresh = part::make(which, std::move(pts), options_.tree, false);
+        part fresh = part::make(which, std::move(pts), options_.tree);
         snap_ = std::move(fresh);
         levels_.clear();
         tail_.clear();
@@ -366,17 +380,39 @@ public:
     /// distances are distance_sq(point, p). Throws std::invalid_argument if k == 0 or p
     /// has a NaN or infinite coordinate.
     void nearest(const point_type& p, std::size_t k, std::vector<neighbor_type>& out) const {
+        nearest(p, k, std::numeric_limits<T>::infinity(), out);
+    }
+    /// Capped k-nearest: the k live points closest to p within the closed ball of the
+    /// given radius (user units; distance_sq(point, p) <= radius^2, query()'s predicate),
+    /// closest first, ties by smaller id. Throws std::invalid_argument if k == 0, p has a
+    /// NaN or infinite coordinate, or the radius is NaN or negative.
+    void nearest(const point_type& p, std::size_t k, T radius, std::vector<neighbor_type>& out) const {
         detail::check_point(p, "nearest query point");
         detail::check_k(k);
-        out.clear();
-        nearest_in(snap_, p, k, out);
-        for (const part& level : levels_) nearest_in(level, p, k, out);
-        for (std::size_t i = 0; i < tail_.size(); ++i)
-            out.push_back(neighbor_type{tail_[i], distance_sq(tail_points_[i], p)});
-        std::sort(out.begin(), out.end(), [](const neighbor_type& x, const neighbor_type& y) {
-            return x.distance_sq < y.distance_sq || (x.distance_sq == y.distance_sq && x.id < y.id);
+        detail::check_radius(radius, "nearest");
+        detail::knn_set<T, Id> set(out, std::min(k, std::max<std::size_t>(live_, 1)), radius * radius);
+        search_nearest(detail::euclidean_metric<T, D>{p}, set, [&set](Id id, T d) { set.offer(id, d); });
+        set.finish();
+    }
+    /// Advanced: orthtree::search_nearest over the live points (snapshot, side trees and
+    /// tail, all feeding one set), calling sink(id, distance) with our ids. Same contract.
+    template <class Metric, class Set, class Sink>
+    void search_nearest(const Metric& metric, const Set& set, Sink&& sink) const {
+        each_part([&](const part& pp) {
+            if (pp.live() == 0) return true;
+            if (pp.dead_count == 0 && pp.ids.empty()) {
+                pp.tree.search_nearest(metric, set, sink);
+            } else {
+                pp.tree.search_nearest(metric, set, [&](Id pos, T d) {
+                    if (!pp.is_dead(pos)) sink(pp.id_of(pos), d);
+                });
+            }
+            return true;
         });
-        if (out.size() > k) out.resize(k);
+        for (std::size_t i = 0; i < tail_.size(); ++i) {
+            const T d = metric.to_point(tail_points_[i]);
+            if (d <= set.bound()) sink(tail_[i], d);
+        }
     }
     /// As nearest(p, k, out), returning the ids.
     std::vector<Id> nearest(const point_type& p, std::size_t k) const {
@@ -467,7 +503,7 @@ private:
     // Grows every vector a push may touch first, so a failed allocation changes nothing.
     void reserve_one() {
         auto grow = [](auto& v) {
-            if (v.size() == v.capacity()) v.reserve(v.size() * 2 + 16);
+            if (v.size() == v.capacity()) v.reserve(v.size() + v.size() / 2 + 16);  // 1.5x: less slack
         };
         grow(points_);
         grow(where_);
@@ -512,11 +548,18 @@ private:
     // The upkeep after a change. Both steps either finish or change nothing, so when one
     // runs out of memory it is put off to a later call: the change stands, queries stay
     // exact (only slower), and the mutating call returns normally.
+    // Dead snapshot entries slow every query, so they force a rebuild once they pass the
+    // fraction. Live points outside the snapshot sit in trees of their own, nearly as fast,
+    // so they force one only once they also outnumber the snapshot's live entries: a
+    // growing index then rebuilds its snapshot each time it doubles (each point is rebuilt
+    // into a snapshot O(1) times, amortised), not every rebuild_fraction of growth.
     void maintain() noexcept {
         try {
             const double limit = options_.rebuild_fraction * static_cast<double>(live_);
-            const std::size_t drift = pending();
-            if (static_cast<double>(drift) > limit && drift > 16) return rebuild();
+            const std::size_t out = outside();
+            const bool stale = static_cast<double>(snap_.dead_count) > limit;
+            const bool outgrown = static_cast<double>(out) > limit && out > snap_.live();
+            if ((stale || outgrown) && pending() > 16) return rebuild();
             if (tail_.size() > options_.tail_limit) fold_tail();
         } catch (const std::bad_alloc&) {
         }
@@ -561,15 +604,11 @@ private:
             }
             if (best_id == none) break;
             which.push_back(best_id);
-            const std::size_t at = cursor[best]++;
-            if (best == merged_levels) {
-                pts.push_back(tail_points_[order[at]]);
-            } else {
-                pts.push_back(levels_[best].points[at]);
-                skip_dead(best);
-            }
+            ++cursor[best];
+            pts.push_back(points_[best_id]);  // a live entry's point is its current one
+            if (best != merged_levels) skip_dead(best);
         }
-        part fresh = part::make(which, std::move(pts), options_.tree, true);
+        part fresh = part::make(which, std::move(pts), options_.tree);
         if (j == levels_.size()) levels_.emplace_back();
         // Nothing below throws.
         levels_[j] = std::move(fresh);
@@ -640,29 +679,6 @@ private:
         });
         for (const point_type& p : tail_points_) n += test(p) ? 1u : 0u;
         return n;
-    }
-
-    // Appends the min(k, live) nearest live entries of one part. The tree cannot skip dead
-    // entries, so ask it for more until k live ones are among the answers (or it ran out).
-    void nearest_in(const part& pp, const point_type& p, std::size_t k, std::vector<neighbor_type>& out) const {
-        const std::size_t stored = pp.tree.size();
-        if (stored == 0 || pp.live() == 0) return;
-        std::size_t ask = std::min(stored, k + std::min(pp.dead_count, k + 8));
-        std::vector<neighbor_type> found;
-        for (;;) {
-            pp.tree.nearest(p, ask, found);
-            std::size_t live = 0;
-            for (const neighbor_type& n : found) live += pp.is_dead(n.id) ? 0u : 1u;
-            if (live >= k || ask == stored) break;
-            ask = std::min(stored, ask * 2);
-        }
-        std::size_t taken = 0;
-        for (const neighbor_type& n : found) {
-            if (taken == k) break;
-            if (pp.is_dead(n.id)) continue;
-            out.push_back(neighbor_type{pp.id_of(n.id), n.distance_sq});
-            ++taken;
-        }
     }
 
     dynamic_options options_;
