@@ -50,29 +50,80 @@ inline void sort_rows(rows_type& rows, unsigned threads) {
     }, 256);
 }
 
-/// A Python list of the ids in [first, last).
-inline PyObject* id_list(const id_type* first, const id_type* last) {
-    PyObject* list = PyList_New(last - first);
-    if (!list) throw py::error_already_set();
-    for (Py_ssize_t j = 0; first != last; ++first, ++j) {
-        PyObject* v = PyLong_FromUnsignedLong(*first);
-        if (!v) {
-            Py_DECREF(list);
-            throw py::error_already_set();
+/// Python ints 0, 1, 2, ... made once per index and shared by every list it returns:
+/// a list entry is then a reference count increment, not an allocation (which costs
+/// more than the search itself for lists of hundreds of ids). Python ints are
+/// immutable, so sharing them is invisible. Every member needs the GIL.
+class int_cache {
+public:
+    /// Makes sure ints 0..n-1 exist.
+    void reserve(std::size_t n) {
+        if (!ints_) ints_ = py::list();
+        for (std::size_t i = static_cast<std::size_t>(PyList_GET_SIZE(ints_.ptr())); i < n; ++i) {
+            PyObject* v = PyLong_FromSize_t(i);
+            if (!v) throw py::error_already_set();
+            const int rc = PyList_Append(ints_.ptr(), v);
+            Py_DECREF(v);
+            if (rc != 0) throw py::error_already_set();
         }
-        PyList_SET_ITEM(list, j, v);
     }
-    return list;
-}
+    /// A new Python list of the ids in [first, last); each id must be below the reserved n.
+    PyObject* list(const id_type* first, const id_type* last) const {
+        PyObject* list = PyList_New(last - first);
+        if (!list) throw py::error_already_set();
+        PyObject** items = reinterpret_cast<PyListObject*>(list)->ob_item;
+        PyObject** ints = reinterpret_cast<PyListObject*>(ints_.ptr())->ob_item;
+        for (; first != last; ++first, ++items) {
+            PyObject* v = ints[*first];
+            Py_INCREF(v);
+            *items = v;
+        }
+        return list;
+    }
+
+private:
+    py::list ints_{0};
+};
+
+/// Keeps Python's cyclic garbage collector off while it lives. Making a hundred thousand
+/// lists would otherwise start a collection every few hundred of them, and each older-
+/// generation one walks every list made so far: most of the time of a big result went there.
+class gc_paused {
+public:
+    gc_paused() {
+#if PY_VERSION_HEX >= 0x030A0000
+        was_enabled_ = PyGC_Disable() != 0;
+#else
+        py::module_ gc = py::module_::import("gc");
+        was_enabled_ = gc.attr("isenabled")().cast<bool>();
+        gc.attr("disable")();
+#endif
+    }
+    ~gc_paused() {
+        if (!was_enabled_) return;
+#if PY_VERSION_HEX >= 0x030A0000
+        PyGC_Enable();
+#else
+        py::module_::import("gc").attr("enable")();
+#endif
+    }
+    gc_paused(const gc_paused&) = delete;
+    gc_paused& operator=(const gc_paused&) = delete;
+
+private:
+    bool was_enabled_ = false;
+};
 
 /// A 1-D numpy array of dtype object whose element i is row i as a Python list (the shape
 /// scipy's query_ball_point gives). Needs the GIL.
-inline py::array object_array_of_lists(const rows_type& rows) {
+inline py::array object_array_of_lists(const rows_type& rows, int_cache& ints, std::size_t id_bound) {
     const std::size_t m = rows.rows();
+    ints.reserve(id_bound);
+    const gc_paused no_gc;
     py::array out = py::module_::import("numpy").attr("empty")(m, py::arg("dtype") = "object");
     auto** slot = static_cast<PyObject**>(out.mutable_data());
     for (std::size_t i = 0; i < m; ++i) {
-        PyObject* list = id_list(rows.values.data() + rows.offsets[i], rows.values.data() + rows.offsets[i + 1]);
+        PyObject* list = ints.list(rows.values.data() + rows.offsets[i], rows.values.data() + rows.offsets[i + 1]);
         Py_XDECREF(slot[i]);
         slot[i] = list;
     }
@@ -80,11 +131,13 @@ inline py::array object_array_of_lists(const rows_type& rows) {
 }
 
 /// A Python list of Python lists, row i = row i of `rows`. Needs the GIL.
-inline py::list list_of_lists(const rows_type& rows) {
+inline py::list list_of_lists(const rows_type& rows, int_cache& ints, std::size_t id_bound) {
+    ints.reserve(id_bound);
+    const gc_paused no_gc;
     py::list out(rows.rows());
     for (std::size_t i = 0; i < rows.rows(); ++i)
-        out[i] = py::reinterpret_steal<py::object>(
-            id_list(rows.values.data() + rows.offsets[i], rows.values.data() + rows.offsets[i + 1]));
+        PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(i),
+                        ints.list(rows.values.data() + rows.offsets[i], rows.values.data() + rows.offsets[i + 1]));
     return out;
 }
 

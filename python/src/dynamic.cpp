@@ -83,13 +83,15 @@ public:
     py::array ball(const darray& x, const darray& r, unsigned threads, bool sorted) const {
         const auto balls = balls_of<D>(x, r);
         rows_type rows;
+        std::size_t bound = 0;
         {
             py::gil_scoped_release nogil;
             std::shared_lock<std::shared_mutex> lock(mutex_);
             rows = quoct::batch_query(index_, balls.data(), balls.size(), threads);
+            bound = index_.id_bound();
             if (sorted) sort_rows(rows, threads);
         }
-        return object_array_of_lists(rows);
+        return object_array_of_lists(rows, ints_, bound);
     }
 
     iarray ball_count(const darray& x, const darray& r, unsigned threads) const {
@@ -134,6 +136,7 @@ private:
 
     index_type index_;
     mutable std::shared_mutex mutex_;
+    mutable int_cache ints_;  // ids as Python ints (touched with the GIL only)
 };
 
 template <std::size_t D>

@@ -55,7 +55,7 @@ public:
                              : quoct::batch_query(*plain_, balls.data(), balls.size(), threads);
             if (sorted) sort_rows(rows, threads);
         }
-        return object_array_of_lists(rows);
+        return object_array_of_lists(rows, ints_, n());
     }
 
     iarray ball_count(const darray& x, const darray& r, unsigned threads) const {
@@ -108,7 +108,7 @@ public:
             rows = other.periodic_ ? quoct::neighbor_lists(base(), *other.periodic_, r, threads)
                                    : quoct::neighbor_lists(base(), *other.plain_, r, threads);
         }
-        return list_of_lists(rows);
+        return list_of_lists(rows, other.ints_, other.n());
     }
 
     // counts[t]: pairs (i of ours, j of other's) within radii[t]; radii must be increasing.
@@ -157,6 +157,7 @@ private:
 
     std::optional<tree_type> plain_;
     std::optional<periodic_type> periodic_;
+    mutable int_cache ints_;  // the ids as Python ints, made at the first list result
 };
 
 template <std::size_t D>
