@@ -1,6 +1,9 @@
 // quoct::io: the CSV reader (see include/quoct/io/csv.hpp for the format).
 #include "quoct/io/csv.hpp"
 
+#include "file_text.hpp"
+
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <filesystem>
@@ -124,25 +127,108 @@ private:
     std::size_t line_ = 1;
 };
 
+// Reads the header into `header`, then calls on_record(fields, line) for every record, one
+// at a time, so a caller keeps only what it needs of each.
+template <class OnRecord>
+void scan_records(std::string_view text, const std::string& source, std::vector<std::string>& header,
+                  OnRecord&& on_record) {
+    record_reader reader(text, source);
+    std::size_t line = 0;
+    if (!reader.next(header, line)) throw parse_error(source, 0, "the file is empty; expected a header row");
+    std::vector<std::string> fields;
+    while (reader.next(fields, line)) {
+        if (fields.size() != header.size())
+            throw parse_error(source, line,
+                              "expected " + std::to_string(header.size()) + " fields as in the header, found " +
+                                  std::to_string(fields.size()));
+        on_record(fields, line);
+    }
+}
+
 csv_table parse_csv(std::string_view text, const std::string& source) {
     csv_table table;
     table.source = source;
-    record_reader reader(text, source);
-    std::size_t line = 0;
-    if (!reader.next(table.header, line)) throw parse_error(source, 0, "the file is empty; expected a header row");
-    std::vector<std::string> fields;
-    while (reader.next(fields, line)) {
-        if (fields.size() != table.header.size())
-            throw parse_error(source, line,
-                              "expected " + std::to_string(table.header.size()) + " fields as in the header, found " +
-                                  std::to_string(fields.size()));
+    scan_records(text, source, table.header, [&](std::vector<std::string>& fields, std::size_t line) {
         table.rows.push_back(std::move(fields));
         table.lines.push_back(line);
-    }
+    });
     return table;
 }
 
+// The value of a field in column `column`, or parse_error naming the source, line and column.
+double number_at(const std::string& field, const std::string& column, const std::string& source, std::size_t line) {
+    const parsed_number n = parse_field(field);
+    if (n.status == number_status::ok) return n.value;
+    std::string what = "column '" + column + "': ";
+    if (n.status == number_status::empty) what += "empty field, expected a number";
+    else if (n.status == number_status::not_finite) what += "'" + field + "' is not a finite number";
+    else what += "'" + field + "' is not a number";
+    throw parse_error(source, line, what);
+}
+
+std::vector<double> parse_columns(std::string_view text, const std::string& source,
+                                  const std::vector<std::string>& columns) {
+    csv_table head;  // the header only, for column()'s checks and messages
+    head.source = source;
+    std::vector<std::size_t> index;
+    std::vector<double> values;
+    // An upper bound on the records, so the values are allocated once.
+    const std::size_t lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+    scan_records(text, source, head.header, [&](const std::vector<std::string>& fields, std::size_t line) {
+        if (index.size() != columns.size()) {
+            for (const std::string& c : columns) index.push_back(head.column(c));
+            values.reserve(lines * columns.size());
+        }
+        for (std::size_t c = 0; c < columns.size(); ++c)
+            values.push_back(number_at(fields[index[c]], columns[c], source, line));
+    });
+    if (index.size() != columns.size())  // no records: still check the columns exist
+        for (const std::string& c : columns) head.column(c);
+    return values;  // not shrunk: that would copy it, and the reserve is at most a few rows over
+}
+
 }  // namespace
+
+namespace detail {
+
+// The whole of `in`, allocated once when the stream can tell its size.
+std::string read_all(std::istream& in, const std::string& source) {
+    std::string text;
+    const std::istream::pos_type start = in.tellg();
+    if (start != std::istream::pos_type(-1) && in.seekg(0, std::ios::end)) {
+        const std::istream::pos_type end = in.tellg();
+        in.seekg(start);
+        if (end != std::istream::pos_type(-1) && end >= start) {
+            text.resize(static_cast<std::size_t>(end - start));
+            in.read(&text[0], static_cast<std::streamsize>(text.size()));
+            text.resize(static_cast<std::size_t>(in.gcount()));
+        }
+    }
+    in.clear(in.rdstate() & ~(std::ios::failbit | std::ios::eofbit));
+    text.append(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (in.bad()) throw parse_error(source, 0, "cannot read the file");
+    return text;
+}
+
+std::ifstream open_file(const std::string& path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) throw parse_error(path, 0, "cannot open: it is a directory");
+    errno = 0;
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        const int err = errno;
+        throw parse_error(path, 0,
+                          "cannot open: " + (err != 0 ? std::generic_category().message(err) : std::string("unknown error")));
+    }
+    return in;
+}
+
+void scan_csv(std::string_view text, const std::string& source, std::vector<std::string>& header,
+              const std::function<void(std::vector<std::string>& fields, std::size_t line)>& on_record) {
+    scan_records(text, source, header, on_record);
+}
+
+}  // namespace detail
 
 parse_error::parse_error(const std::string& source, std::size_t line, const std::string& message)
     : std::runtime_error(located(source, line, message)), source_(source), line_(line) {}
@@ -162,14 +248,7 @@ std::size_t csv_table::column(std::string_view name) const {
 }
 
 double csv_table::number(std::size_t row, std::size_t col) const {
-    const std::string& field = rows[row][col];
-    const parsed_number n = parse_field(field);
-    if (n.status == number_status::ok) return n.value;
-    std::string what = "column '" + header[col] + "': ";
-    if (n.status == number_status::empty) what += "empty field, expected a number";
-    else if (n.status == number_status::not_finite) what += "'" + field + "' is not a finite number";
-    else what += "'" + field + "' is not a number";
-    throw parse_error(source, lines[row], what);
+    return number_at(rows[row][col], header[col], source, lines[row]);
 }
 
 std::optional<double> parse_number(std::string_view field) noexcept {
@@ -178,23 +257,20 @@ std::optional<double> parse_number(std::string_view field) noexcept {
     return n.value;
 }
 
-csv_table read_csv(std::istream& in, const std::string& source) {
-    const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-    if (in.bad()) throw parse_error(source, 0, "cannot read the file");
-    return parse_csv(text, source);
-}
+csv_table read_csv(std::istream& in, const std::string& source) { return parse_csv(detail::read_all(in, source), source); }
 
 csv_table read_csv(const std::string& path) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) throw parse_error(path, 0, "cannot open: it is a directory");
-    errno = 0;
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        const int err = errno;
-        throw parse_error(path, 0,
-                          "cannot open: " + (err != 0 ? std::generic_category().message(err) : std::string("unknown error")));
-    }
+    std::ifstream in = detail::open_file(path);
     return read_csv(in, path);
+}
+
+std::vector<double> read_columns(std::istream& in, const std::string& source, const std::vector<std::string>& columns) {
+    return parse_columns(detail::read_all(in, source), source, columns);
+}
+
+std::vector<double> read_columns(const std::string& path, const std::vector<std::string>& columns) {
+    std::ifstream in = detail::open_file(path);
+    return read_columns(in, path, columns);
 }
 
 }  // namespace io

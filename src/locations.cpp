@@ -8,10 +8,13 @@
 #include <cstdio>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <ostream>
 #include <system_error>
 
 #include <nlohmann/json.hpp>
+
+#include "file_text.hpp"
 
 namespace quoct {
 namespace io {
@@ -160,6 +163,54 @@ bool ends_with_ci(const std::string& s, const std::string& suffix) {
                       [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
 }
 
+// Turns the records of a CSV table into locations, one record at a time.
+class location_builder {
+public:
+    // Checks the coordinate columns of `head` (its header) and sets up `out`.
+    location_builder(const csv_table& head, const read_options& options, location_table& out)
+        : options_(options),
+          out_(out),
+          bad_(options, out),
+          lon_col_(head.column(options.lon_column)),
+          lat_col_(head.column(options.lat_column)) {
+        out.source = head.source;
+        for (std::size_t c = 0; c < head.header.size(); ++c)
+            if (c != lon_col_ && c != lat_col_) out.columns.push_back(head.header[c]);
+    }
+
+    // Adds record r of `table` (whose header is the one given above), or reports it as bad.
+    void add(const csv_table& table, std::size_t r) {
+        geo::lonlat where{};
+        try {
+            where = {table.number(r, lon_col_), table.number(r, lat_col_)};
+        } catch (const parse_error& e) {
+            bad_.report(table.lines[r], e);
+            return;
+        }
+        const std::string lon_problem = range_problem(where.lon, 180), lat_problem = range_problem(where.lat, 90);
+        if (!lon_problem.empty() || !lat_problem.empty()) {
+            const bool lon_bad = !lon_problem.empty();
+            const std::string& column = lon_bad ? options_.lon_column : options_.lat_column;
+            bad_.report(table.lines[r], parse_error(table.source, table.lines[r],
+                                                    "column '" + column + "': " + (lon_bad ? lon_problem : lat_problem)));
+            return;
+        }
+        std::vector<std::string> kept;
+        kept.reserve(out_.columns.size());
+        for (std::size_t c = 0; c < table.header.size(); ++c)
+            if (c != lon_col_ && c != lat_col_) kept.push_back(table.rows[r][c]);
+        out_.locations.push_back(where);
+        out_.values.push_back(std::move(kept));
+        out_.origins.push_back(table.lines[r]);
+    }
+
+private:
+    const read_options& options_;
+    location_table& out_;
+    bad_rows bad_;
+    std::size_t lon_col_, lat_col_;
+};
+
 }  // namespace
 
 std::size_t location_table::find_column(const std::string& name) const noexcept {
@@ -167,42 +218,30 @@ std::size_t location_table::find_column(const std::string& name) const noexcept 
 }
 
 location_table read_locations(const csv_table& table, const read_options& options) {
-    const std::size_t lon_col = table.column(options.lon_column);
-    const std::size_t lat_col = table.column(options.lat_column);
     location_table out;
-    out.source = table.source;
-    for (std::size_t c = 0; c < table.header.size(); ++c)
-        if (c != lon_col && c != lat_col) out.columns.push_back(table.header[c]);
-    bad_rows bad(options, out);
-    for (std::size_t r = 0; r < table.rows.size(); ++r) {
-        geo::lonlat where{};
-        try {
-            where = {table.number(r, lon_col), table.number(r, lat_col)};
-        } catch (const parse_error& e) {
-            bad.report(table.lines[r], e);
-            continue;
-        }
-        const std::string lon_problem = range_problem(where.lon, 180), lat_problem = range_problem(where.lat, 90);
-        if (!lon_problem.empty() || !lat_problem.empty()) {
-            const bool lon_bad = !lon_problem.empty();
-            const std::string& column = lon_bad ? options.lon_column : options.lat_column;
-            bad.report(table.lines[r], parse_error(table.source, table.lines[r],
-                                                   "column '" + column + "': " + (lon_bad ? lon_problem : lat_problem)));
-            continue;
-        }
-        std::vector<std::string> kept;
-        kept.reserve(out.columns.size());
-        for (std::size_t c = 0; c < table.header.size(); ++c)
-            if (c != lon_col && c != lat_col) kept.push_back(table.rows[r][c]);
-        out.locations.push_back(where);
-        out.values.push_back(std::move(kept));
-        out.origins.push_back(table.lines[r]);
-    }
+    location_builder builder(table, options, out);
+    for (std::size_t r = 0; r < table.rows.size(); ++r) builder.add(table, r);
     return out;
 }
 
 location_table read_locations_csv(const std::string& path, const read_options& options) {
-    return read_locations(read_csv(path), options);
+    // Record by record, so that only the location table grows (not a table of every field too).
+    std::ifstream in = detail::open_file(path);
+    const std::string text = detail::read_all(in, path);
+    csv_table one;  // the header and the current record, for the column and number checks
+    one.source = path;
+    one.rows.resize(1);
+    one.lines.resize(1);
+    location_table out;
+    std::optional<location_builder> builder;
+    detail::scan_csv(text, path, one.header, [&](std::vector<std::string>& fields, std::size_t line) {
+        if (!builder) builder.emplace(one, options, out);
+        one.rows[0].swap(fields);
+        one.lines[0] = line;
+        builder->add(one, 0);
+    });
+    if (!builder) location_builder(one, options, out);  // no records: the columns must still exist
+    return out;
 }
 
 location_table read_locations_geojson(std::istream& in, const std::string& source, const read_options& options) {

@@ -10,6 +10,7 @@
 #ifndef QUOCT_BOOST_GEOMETRY_HPP
 #define QUOCT_BOOST_GEOMETRY_HPP
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
@@ -27,6 +28,7 @@
 
 #include "geometry.hpp"
 #include "orthtree.hpp"
+#include "point_traits.hpp"
 
 namespace quoct {
 namespace detail {
@@ -110,8 +112,37 @@ void set_box(G& g, const box<T, D>& b, std::index_sequence<I...>) {
     (bg::set<bg::max_corner, I>(g, static_cast<coordinate_t<G>>(b.hi[I])), ...);
 }
 
+// Types quoct reads without Boost's help (some may be registered with Boost too).
+template <class P>
+struct quoct_native : std::false_type {};
+template <class S, std::size_t D>
+struct quoct_native<point<S, D>> : std::true_type {};
+template <class S, std::size_t D>
+struct quoct_native<std::array<S, D>> : std::true_type {};
+template <class S, std::size_t D>
+struct quoct_native<S[D]> : std::true_type {};
+
 }  // namespace bgx
 }  // namespace detail
+
+/// Every point type registered with Boost.Geometry is a quoct point type too, so the
+/// indexes build straight from ranges of them (no intermediate copy). Non-cartesian or
+/// integer-coordinate types fail to compile with a message when read.
+template <class P>
+struct point_traits<P, std::enable_if_t<detail::bgx::is_point<P> && !detail::bgx::quoct_native<P>::value>> {
+    static constexpr std::size_t dimension = detail::bgx::dimension_v<P>;
+    static auto get(const P& p, std::size_t axis) {
+        return get_from(p, axis, std::make_index_sequence<dimension>{});
+    }
+
+private:
+    template <std::size_t... I>
+    static detail::bgx::coordinate_t<P> get_from(const P& p, std::size_t axis, std::index_sequence<I...>) {
+        detail::bgx::coordinate_t<P> v{};
+        if constexpr (detail::bgx::supported<P>()) ((axis == I ? (v = boost::geometry::get<I>(p), 0) : 0), ...);
+        return v;
+    }
+};
 
 /// Converts a Boost.Geometry point or box to quoct's: a registered point P gives
 /// quoct::point<coordinate_type<P>, dimension<P>>, a box of such points gives quoct::box.
@@ -162,9 +193,11 @@ G to_boost(const box<T, D>& b) {
 
 /// Builds an orthtree<coordinate_type<P>, dimension<P>, Id> from any input range of a
 /// registered Boost.Geometry point type P (vector, list, deque, ...). Point i of the range
-/// gets id i. The points are converted into a temporary vector, then copied by the tree.
-/// Throws as the orthtree constructor does (invalid_argument for NaN/inf coordinates or bad
-/// options, length_error if the points do not fit Id).
+/// gets id i. A contiguous range (std::vector, std::array, C array) is read straight into
+/// the tree, as orthtree's own constructor does (registered points are quoct point types
+/// here); another range is first gathered into a temporary vector. Throws as the orthtree
+/// constructor does (invalid_argument for NaN/inf coordinates or bad options, length_error
+/// if the points do not fit Id).
 template <class Id = std::uint32_t, class Range>
 auto make_orthtree(const Range& bg_points, build_options options = {}) {
     namespace bgx = detail::bgx;
@@ -174,9 +207,13 @@ auto make_orthtree(const Range& bg_points, build_options options = {}) {
         if constexpr (bgx::supported<P>()) {
             using T = bgx::coordinate_t<P>;
             constexpr std::size_t D = bgx::dimension_v<P>;
-            std::vector<point<T, D>> pts;
-            for (const auto& p : bg_points) pts.push_back(bgx::get_point<T, D>(p, std::make_index_sequence<D>{}));
-            return orthtree<T, D, Id>(pts.data(), pts.size(), options);
+            if constexpr (quoct::detail::is_contiguous_range<Range>::value) {
+                return orthtree<T, D, Id>(bg_points, options);
+            } else {
+                std::vector<point<T, D>> pts;
+                for (const auto& p : bg_points) pts.push_back(bgx::get_point<T, D>(p, std::make_index_sequence<D>{}));
+                return orthtree<T, D, Id>(pts.data(), pts.size(), options);
+            }
         }
     }
 }

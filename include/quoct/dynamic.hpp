@@ -17,8 +17,8 @@
 // thread mutates the index meanwhile.
 //
 // Moving 1% of the points costs a small fraction of a rebuild (bench/bench_sim.cpp
-// measures it); moving all of them each step is better served by building a fresh
-// quoct::orthtree (or calling rebuild()).
+// measures it); moving all of them each step is better served by move_all(), one rebuild
+// from the new positions, or by building a fresh quoct::orthtree.
 #ifndef QUOCT_DYNAMIC_HPP
 #define QUOCT_DYNAMIC_HPP
 
@@ -120,27 +120,24 @@ public:
     /// An empty index. Throws std::invalid_argument if the options are out of range.
     explicit dynamic_orthtree(dynamic_options options) : options_(options) { check_options(); }
 
-    /// Holds n points at `points`; point i gets id i. Throws std::invalid_argument for a
-    /// NaN or infinite coordinate or bad options, std::length_error if n does not fit Id.
-    dynamic_orthtree(const point_type* points, std::size_t n, dynamic_options options = {}) : options_(options) {
-        check_options();
-        check_capacity(n);
-        snap_.tree = tree_type(points, n, options_.tree);  // validates the points
-        points_.assign(points, points + n);
-        where_.assign(n, at_snapshot);
-        slot_.resize(n);
-        for (std::size_t i = 0; i < n; ++i) slot_[i] = static_cast<Id>(i);
-        snap_.dead.assign(n);
-        snap_.stored = n;
-        live_ = n;
+    /// Holds n points at `points` (quoct::point<T, D>, std::array<S, D>, S[D] or a type
+    /// described by quoct::point_traits); point i gets id i. Throws std::invalid_argument for
+    /// a NaN or infinite coordinate or bad options, std::length_error if n does not fit Id.
+    template <class P>
+    dynamic_orthtree(const P* points, std::size_t n, dynamic_options options = {}) : options_(options) {
+        init(detail::point_source<T, D, P>{points, n});
     }
-
-    /// Holds the points of a contiguous range (std::vector, std::array, C array); ids are
-    /// positions in the range.
-    template <class Range, class = std::enable_if_t<std::is_convertible<
-                               decltype(std::data(std::declval<const Range&>())), const point_type*>::value>>
-    explicit dynamic_orthtree(const Range& points, dynamic_options options = {})
-        : dynamic_orthtree(std::data(points), std::size(points), options) {}
+    /// Holds n points stored flat, coordinate a of point i at coords[i * D + a] (n counts
+    /// points). Throws as the constructor above.
+    dynamic_orthtree(const T* coords, std::size_t n, dynamic_options options = {}) : options_(options) {
+        init(detail::flat_source<T, D>{coords, n});
+    }
+    /// Holds the points of a contiguous range (std::vector, std::array, C array) of any point
+    /// type the pointer form takes; ids are positions in the range. Throws as it.
+    template <class Range, class = std::enable_if_t<detail::is_contiguous_range<Range>::value>>
+    explicit dynamic_orthtree(const Range& points, dynamic_options options = {}) : options_(options) {
+        init(detail::range_source<T, D>(points));
+    }
 
     // --- state ----------------------------------------------------------------------------
 
@@ -221,6 +218,25 @@ public:
         maintain();
     }
 
+    /// Moves every live point at once: the point with id i goes to points[i], for n ==
+    /// id_bound() points given by id (the entries of erased ids are not read). Costs about
+    /// one rebuild(), whatever moved, where moving the points one by one costs much more
+    /// once more than a few percent of them move (README: "when to move, when to rebuild").
+    /// Takes the same point types as the constructors. Throws std::invalid_argument if
+    /// n != id_bound() or a live point's new coordinate is NaN or infinite (naming its id);
+    /// the index is then unchanged.
+    template <class P>
+    void move_all(const P* points, std::size_t n) {
+        move_all_from(detail::point_source<T, D, P>{points, n});
+    }
+    /// As move_all(points, n), for points stored flat (coords[i * D + a] for id i).
+    void move_all(const T* coords, std::size_t n) { move_all_from(detail::flat_source<T, D>{coords, n}); }
+    /// As move_all(points, n), for a contiguous range of id_bound() points.
+    template <class Range, class = std::enable_if_t<detail::is_contiguous_range<Range>::value>>
+    void move_all(const Range& points) {
+        move_all_from(detail::range_source<T, D>(points));
+    }
+
     /// Builds a new snapshot from all live points (O(n log n)); queries are fastest right
     /// after. Called automatically by the mutating calls when needed (see dynamic_options).
     /// If it throws (std::bad_alloc) the index is unchanged.
@@ -257,6 +273,21 @@ public:
     std::vector<Id> query(const ball_type& s) const {
         std::vector<Id> out;
         query(s, out);
+        return out;
+    }
+    /// Clears `out`, then fills it with the live points query(s) returns, each with its
+    /// squared distance distance_sq(point, s.center), the value the ball predicate compares
+    /// with s.radius^2. In no particular order, or nearest first by (distance_sq, id) with
+    /// result_order::nearest_first. Throws as query.
+    void query(const ball_type& s, std::vector<neighbor_type>& out, result_order order = result_order::any) const {
+        out.clear();
+        visit(s, [&](Id id, const point_type& p) { out.push_back(neighbor_type{id, distance_sq(p, s.center)}); });
+        detail::order_results(out, order);
+    }
+    /// As query(s, out, order), returning the neighbours.
+    std::vector<neighbor_type> query_with_distances(const ball_type& s, result_order order = result_order::any) const {
+        std::vector<neighbor_type> out;
+        query(s, out, order);
         return out;
     }
     /// Clears `out`, then fills it with the ids of the live points in the closed box, in no
@@ -367,6 +398,66 @@ private:
         if (options_.tail_limit == 0) throw std::invalid_argument("quoct: dynamic_options::tail_limit must be >= 1");
         tree_type probe(static_cast<const point_type*>(nullptr), 0, options_.tree);  // checks the build options
     }
+    template <class Source>
+    void init(const Source& points) {
+        const std::size_t n = points.size();
+        check_options();
+        check_capacity(n);
+        points_.resize(n);
+        for (std::size_t i = 0; i < n; ++i) points_[i] = points[i];
+        snap_.tree = tree_type(points_.data(), n, options_.tree);  // validates the points
+        where_.assign(n, at_snapshot);
+        slot_.resize(n);
+        for (std::size_t i = 0; i < n; ++i) slot_[i] = static_cast<Id>(i);
+        snap_.dead.assign(n);
+        snap_.stored = n;
+        live_ = n;
+    }
+
+    template <class Source>
+    void move_all_from(const Source& points) {
+        if (points.size() != points_.size())
+            throw std::invalid_argument("quoct: move_all needs id_bound() = " + std::to_string(points_.size()) +
+                                        " points, one per id; got " + std::to_string(points.size()));
+        // The new points by id (erased ids keep their stale ones), checked before anything
+        // changes; the snapshot is built from them, then everything is swapped in.
+        std::vector<point_type> moved(points_.size());
+        std::vector<Id> which;
+        which.reserve(live_);
+        for (std::size_t id = 0; id < points_.size(); ++id) {
+            if (where_[id] == erased) {
+                moved[id] = points_[id];
+                continue;
+            }
+            moved[id] = points[id];
+            if (!is_finite(moved[id]))
+                throw std::invalid_argument("quoct: move_all: the point for id " + std::to_string(id) +
+                                            " has a NaN or infinite coordinate");
+            which.push_back(static_cast<Id>(id));
+        }
+        part fresh;
+        if (which.size() == moved.size()) {
+            fresh.tree = tree_type(moved.data(), moved.size(), options_.tree);
+        } else {  // erased ids leave gaps: build from the live points only
+            std::vector<point_type> live(which.size());
+            for (std::size_t i = 0; i < which.size(); ++i) live[i] = moved[which[i]];
+            fresh.tree = tree_type(live.data(), live.size(), options_.tree);
+            fresh.ids = which;
+        }
+        fresh.dead.assign(which.size());
+        fresh.stored = which.size();
+        // Nothing below throws.
+        points_.swap(moved);
+        snap_ = std::move(fresh);
+        levels_.clear();
+        tail_.clear();
+        tail_points_.clear();
+        for (std::size_t i = 0; i < which.size(); ++i) {
+            where_[which[i]] = at_snapshot;
+            slot_[which[i]] = static_cast<Id>(i);
+        }
+    }
+
     static void check_capacity(std::size_t n) {
         // The orthtree takes at most max(Id) / 2 points; ids stay within that as well.
         if (n > std::size_t{std::numeric_limits<Id>::max()} / 2)

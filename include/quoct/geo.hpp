@@ -61,6 +61,17 @@ struct lonlat {
     double lat;
 };
 
+}  // namespace geo
+
+/// geo::lonlat as a point for quoct::point_traits: coordinate 0 the longitude, 1 the latitude.
+template <>
+struct point_traits<geo::lonlat> {
+    static constexpr std::size_t dimension = 2;
+    static double get(const geo::lonlat& p, std::size_t axis) noexcept { return axis == 0 ? p.lon : p.lat; }
+};
+
+namespace geo {
+
 /// One result of geo::index::nearest: the point's id and its great-circle distance in metres.
 template <class Id>
 struct neighbor {
@@ -232,17 +243,28 @@ public:
     /// An empty index.
     index() = default;
 
-    /// Builds from n locations at `points` (copied). Throws std::invalid_argument naming the
-    /// first point whose longitude is not in [-180, 180] or latitude not in [-90, 90] (NaN and
-    /// infinities included), or if the options are out of range; std::length_error if n points
-    /// do not fit Id. Duplicate points are fine.
-    index(const lonlat* points, std::size_t n, build_options options = {}) { build(points, n, options); }
+    /// Builds from n locations at `points`, each read once into the index: lonlat, or any
+    /// two-coordinate point type quoct::point_traits describes (std::array<double, 2>,
+    /// double[2], quoct::point<double, 2>, your own struct), coordinate 0 the longitude and
+    /// 1 the latitude, in degrees. Throws std::invalid_argument naming the first point whose
+    /// longitude is not in [-180, 180] or latitude not in [-90, 90] (NaN and infinities
+    /// included), or if the options are out of range; std::length_error if n points do not
+    /// fit Id. Duplicate points are fine.
+    template <class P>
+    index(const P* points, std::size_t n, build_options options = {}) {
+        build(quoct::detail::point_source<double, 2, P>{points, n}, options);
+    }
+    /// As above, for n locations stored flat: lon, lat, lon, lat, ... (n counts locations).
+    index(const double* lon_lat, std::size_t n, build_options options = {}) {
+        build(quoct::detail::flat_source<double, 2>{lon_lat, n}, options);
+    }
 
-    /// Builds from a contiguous range of lonlat (std::vector, std::array, a C array).
-    template <class Range, class = std::enable_if_t<std::is_convertible<
-                               decltype(std::data(std::declval<const Range&>())), const lonlat*>::value>>
-    explicit index(const Range& points, build_options options = {})
-        : index(std::data(points), std::size(points), options) {}
+    /// Builds from a contiguous range (std::vector, std::array, a C array) of any location
+    /// type the pointer form takes. Throws as it.
+    template <class Range, class = std::enable_if_t<quoct::detail::is_contiguous_range<Range>::value>>
+    explicit index(const Range& points, build_options options = {}) {
+        build(quoct::detail::range_source<double, 2>(points), options);
+    }
 
     /// Number of points.
     std::size_t size() const noexcept { return where_.size(); }
@@ -250,6 +272,12 @@ public:
     bool empty() const noexcept { return where_.empty(); }
     /// The location of point `id` as given at build time. Precondition: id < size().
     const lonlat& location(Id id) const noexcept { return where_[id]; }
+    /// The location of point `id` as given at build time. Throws std::out_of_range if
+    /// id >= size().
+    const lonlat& point(Id id) const {
+        if (id >= where_.size()) throw std::out_of_range("quoct::geo: id " + std::to_string(id) + " is not a point of the index");
+        return where_[id];
+    }
     /// Bytes held: the lon/lat copy, the unit vectors and the octree.
     std::size_t memory_bytes() const noexcept {
         return where_.capacity() * sizeof(lonlat) + unit_.capacity() * sizeof(detail::vec3) + tree_.memory_bytes();
@@ -284,6 +312,20 @@ public:
         std::vector<Id> out;
         within(lon, lat, metres, out);
         return out;
+    }
+    /// Clears `out`, then fills it with the points within(lon, lat, metres) returns, each
+    /// with its distance() from (lon, lat) in metres (the value compared with `metres`), in
+    /// no particular order, or nearest first by (distance, id) with
+    /// result_order::nearest_first. Throws as within.
+    void within(double lon, double lat, double metres, std::vector<neighbor_type>& out,
+                result_order order = result_order::any) const {
+        out.clear();
+        const detail::vec3 c = detail::unit_vector(lon, lat);
+        visit_within(lon, lat, metres, [&](Id id) { out.push_back(neighbor_type{id, detail::metres_between(c, unit_[id])}); });
+        if (order == result_order::nearest_first)
+            std::sort(out.begin(), out.end(), [](const neighbor_type& a, const neighbor_type& b) {
+                return a.distance < b.distance || (a.distance == b.distance && a.id < b.id);
+            });
     }
     /// Number of points within(lon, lat, metres) returns. Throws as it.
     std::size_t count_within(double lon, double lat, double metres) const {
@@ -365,14 +407,19 @@ public:
     }
 
 private:
-    void build(const lonlat* points, std::size_t n, const build_options& options) {
-        for (std::size_t i = 0; i < n; ++i)
-            if (!detail::valid_lon(points[i].lon) || !detail::valid_lat(points[i].lat))
+    template <class Source>
+    void build(const Source& points, const build_options& options) {
+        const std::size_t n = points.size();
+        std::vector<lonlat> where(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            const quoct::point<double, 2> p = points[i];
+            where[i] = lonlat{p[0], p[1]};
+            if (!detail::valid_lon(p[0]) || !detail::valid_lat(p[1]))
                 throw std::invalid_argument("quoct::geo: point " + std::to_string(i) +
                                             " is not a longitude in [-180, 180] and a latitude in [-90, 90]");
-        std::vector<lonlat> where(points, points + n);
+        }
         std::vector<detail::vec3> unit(n);
-        for (std::size_t i = 0; i < n; ++i) unit[i] = detail::unit_vector(points[i].lon, points[i].lat);
+        for (std::size_t i = 0; i < n; ++i) unit[i] = detail::unit_vector(where[i].lon, where[i].lat);
         tree_ = octree<double, Id>(unit, options);  // checks the options and the size
         where_ = std::move(where);
         unit_ = std::move(unit);

@@ -1,7 +1,8 @@
 // quoct: the orthtree, a quadtree (D = 2) and an octree (D = 3) in one template.
 //
 // Life cycle: build once from a range of points, then query. Every query is const and
-// touches no shared mutable state, so any number of threads may query one tree at once.
+// touches no shared mutable state, so any number of threads may query one tree at once
+// (point(id) builds an id map on its first call, once, under std::call_once).
 //
 // Layout: the tree keeps its own copy of the coordinates, permuted into Morton (Z) order so
 // that every node owns one contiguous run [begin, end) of it, stored axis by axis (all x,
@@ -14,11 +15,14 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -29,6 +33,7 @@
 #include "detail/query_shapes.hpp"
 #include "detail/validate.hpp"
 #include "geometry.hpp"
+#include "point_traits.hpp"
 
 namespace quoct {
 
@@ -51,7 +56,20 @@ struct neighbor {
     T distance_sq;
 };
 
+/// The order of results with distances: as the traversal meets them (any, the fastest), or
+/// nearest first, by (distance_sq, id), so equal distances come smaller id first.
+enum class result_order { any, nearest_first };
+
 namespace detail {
+
+/// Sorts neighbours by (distance_sq, id) when asked to.
+template <class T, class Id>
+void order_results(std::vector<neighbor<T, Id>>& out, result_order order) {
+    if (order == result_order::nearest_first)
+        std::sort(out.begin(), out.end(), [](const neighbor<T, Id>& x, const neighbor<T, Id>& y) {
+            return x.distance_sq < y.distance_sq || (x.distance_sq == y.distance_sq && x.id < y.id);
+        });
+}
 
 /// A fixed-capacity LIFO of traversal entries, on the stack when small.
 template <class Entry, std::size_t Capacity, bool Small = (Capacity * sizeof(Entry) <= 16384)>
@@ -105,7 +123,7 @@ class orthtree {
 public:
     using scalar_type = T;
     using id_type = Id;
-    using point_type = point<T, D>;
+    using point_type = quoct::point<T, D>;
     using box_type = box<T, D>;
     using ball_type = ball<T, D>;
     using neighbor_type = neighbor<T, Id>;
@@ -116,17 +134,30 @@ public:
     /// An empty tree.
     orthtree() = default;
 
-    /// Builds from n points at `points`. The points are copied; `points` is not used afterwards.
-    /// Throws std::invalid_argument (naming the first bad point) if a coordinate is NaN or
-    /// infinite, or if the options are out of range; std::length_error if n points would not
-    /// fit the Id type. Nothing is built when it throws.
-    orthtree(const point_type* points, std::size_t n, build_options options = {}) { build(points, n, options); }
+    /// Builds from n points at `points`: quoct::point<T, D>, std::array<S, D>, S[D] or any
+    /// type described by quoct::point_traits (see quoct/point_traits.hpp); point i gets id i.
+    /// The coordinates are read once, converted to T, into the tree's own store; `points` is
+    /// not used afterwards. Throws std::invalid_argument (naming the first bad point) if a
+    /// coordinate is NaN or infinite, or if the options are out of range; std::length_error
+    /// if n points would not fit the Id type. Nothing is built when it throws.
+    template <class P>
+    orthtree(const P* points, std::size_t n, build_options options = {}) {
+        build(detail::point_source<T, D, P>{points, n}, options);
+    }
 
-    /// Builds from a contiguous range of point_type (std::vector, std::array, a C array).
-    template <class Range, class = std::enable_if_t<std::is_convertible<
-                               decltype(std::data(std::declval<const Range&>())), const point_type*>::value>>
-    explicit orthtree(const Range& points, build_options options = {})
-        : orthtree(std::data(points), std::size(points), options) {}
+    /// Builds from n points stored flat, coordinate a of point i at coords[i * D + a] (a
+    /// C-contiguous numpy array of shape (n, D), a row-major Eigen matrix); n counts points,
+    /// not coordinates. Otherwise as the constructor above, which it throws like.
+    orthtree(const T* coords, std::size_t n, build_options options = {}) {
+        build(detail::flat_source<T, D>{coords, n}, options);
+    }
+
+    /// Builds from a contiguous range (std::vector, std::array, a C array, std::span) of any
+    /// point type the pointer form takes; ids are positions in the range. Throws as it.
+    template <class Range, class = std::enable_if_t<detail::is_contiguous_range<Range>::value>>
+    explicit orthtree(const Range& points, build_options options = {}) {
+        build(detail::range_source<T, D>(points), options);
+    }
 
     /// Number of points.
     std::size_t size() const noexcept { return size_; }
@@ -140,9 +171,21 @@ public:
     std::size_t depth() const noexcept { return depth_; }
     /// Number of nodes.
     std::size_t node_count() const noexcept { return nodes_.empty() ? 0 : nodes_.size() - 1; }
-    /// Bytes held by the tree: coordinates, ids and nodes.
+    /// Bytes held by the tree: coordinates, ids and nodes, and the id-to-position map once
+    /// point() has built it (sizeof(Id) bytes per point).
     std::size_t memory_bytes() const noexcept {
-        return coords_.capacity() * sizeof(T) + ids_.capacity() * sizeof(Id) + nodes_.capacity() * sizeof(node);
+        return coords_.capacity() * sizeof(T) + ids_.capacity() * sizeof(Id) + nodes_.capacity() * sizeof(node) +
+               (lookup_ && lookup_->built.load(std::memory_order_acquire) ? lookup_->position.capacity() * sizeof(Id)
+                                                                          : 0);
+    }
+
+    /// The point with this id, as stored (converted to T). The first call builds a map from
+    /// ids to stored positions, sizeof(Id) bytes per point, in O(n), once, safely when
+    /// threads call at once; later calls are O(1). Throws std::out_of_range if
+    /// id >= size(), and std::bad_alloc if the map cannot be built.
+    point_type point(Id id) const {
+        if (id >= size_) throw std::out_of_range("quoct: id " + std::to_string(id) + " is not a point of the tree");
+        return point_at(position_of(id));
     }
 
     /// Clears `out`, then fills it with the ids of the points in the closed ball, in no
@@ -157,6 +200,21 @@ public:
     std::vector<Id> query(const ball_type& s) const {
         std::vector<Id> out;
         query(s, out);
+        return out;
+    }
+    /// Clears `out`, then fills it with the points query(s) returns, each with its squared
+    /// distance distance_sq(point, s.center) (the very value the ball predicate compares
+    /// with s.radius^2, so every distance_sq is <= s.radius^2). In no particular order, or
+    /// nearest first by (distance_sq, id) with result_order::nearest_first. Throws as query.
+    void query(const ball_type& s, std::vector<neighbor_type>& out, result_order order = result_order::any) const {
+        out.clear();
+        visit(s, [&](Id id, const point_type& p) { out.push_back(neighbor_type{id, distance_sq(p, s.center)}); });
+        detail::order_results(out, order);
+    }
+    /// As query(s, out, order), returning the neighbours.
+    std::vector<neighbor_type> query_with_distances(const ball_type& s, result_order order = result_order::any) const {
+        std::vector<neighbor_type> out;
+        query(s, out, order);
         return out;
     }
     /// Clears `out`, then fills it with the ids of the points in the closed box (lo <= p <= hi
@@ -382,16 +440,38 @@ private:
         }
     };
 
-    void build(const point_type* points, std::size_t n, const build_options& options);
-    box_type check_input(const point_type* points, std::size_t n, const build_options& options) const;
-    void sort_input(const point_type* points, const box_type& all, build_state& st);
+    template <class Source>
+    void build(const Source& points, const build_options& options);
+    template <class Source>
+    box_type check_input(const Source& points, const build_options& options) const;
+    template <class Source>
+    void sort_input(const Source& points, const box_type& all, build_state& st);
     void requantize(std::size_t b, std::size_t e, build_state& st);
     box_type build_node(std::size_t b, std::size_t e, std::size_t depth, unsigned bits_left, bool fresh,
                         build_state& st);
     void set_box(std::size_t ni, const box_type& exact);
     box_type tight_bounds(std::size_t b, std::size_t e) const noexcept;
 
+    // The id-to-position map point() builds on first use, shared by copies of the tree
+    // (which hold the same ids); `built` lets memory_bytes() look without waiting.
+    struct id_lookup {
+        std::once_flag once;
+        std::atomic<bool> built{false};
+        std::vector<Id> position;
+    };
+    std::size_t position_of(Id id) const {
+        id_lookup& l = *lookup_;
+        std::call_once(l.once, [&] {
+            std::vector<Id> pos(size_);
+            for (std::size_t i = 0; i < size_; ++i) pos[ids_[i]] = static_cast<Id>(i);
+            l.position = std::move(pos);
+            l.built.store(true, std::memory_order_release);
+        });
+        return l.position[id];
+    }
+
     std::size_t size_ = 0;
+    std::shared_ptr<id_lookup> lookup_;
     detail::raw_vector<T> coords_;  // axis a of stored point i at coords_[a * size_ + i]
     detail::raw_vector<Id> ids_;    // input position of stored point i
     std::vector<node> nodes_;  // pre-order, then one sentinel whose begin is size_
@@ -459,8 +539,9 @@ private:
 
 // Checks the options and the points, and returns the bounds of the points: one pass.
 template <class T, std::size_t D, class Id>
-auto orthtree<T, D, Id>::check_input(const point_type* points, std::size_t n, const build_options& options) const
-    -> box_type {
+template <class Source>
+auto orthtree<T, D, Id>::check_input(const Source& points, const build_options& options) const -> box_type {
+    const std::size_t n = points.size();
     if (options.leaf_size == 0) throw std::invalid_argument("quoct: build_options::leaf_size must be at least 1");
     if (options.max_depth > max_depth_limit)
         throw std::invalid_argument("quoct: build_options::max_depth may not exceed " +
@@ -469,13 +550,15 @@ auto orthtree<T, D, Id>::check_input(const point_type* points, std::size_t n, co
         throw std::length_error("quoct: " + std::to_string(n) + " points do not fit the Id type");
     box_type all = empty_box();
     bool finite = true;
-    for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t i = 0; i < n; ++i) {
+        const point_type p = points[i];
         for (std::size_t a = 0; a < D; ++a) {
-            const T v = points[i][a];
+            const T v = p[a];
             finite &= std::abs(v) <= std::numeric_limits<T>::max();  // false for NaN too
             all.lo[a] = std::min(all.lo[a], v);
             all.hi[a] = std::max(all.hi[a], v);
         }
+    }
     if (!finite)
         for (std::size_t i = 0; i < n; ++i)
             if (!is_finite(points[i]))
@@ -484,11 +567,14 @@ auto orthtree<T, D, Id>::check_input(const point_type* points, std::size_t n, co
 }
 
 template <class T, std::size_t D, class Id>
-void orthtree<T, D, Id>::build(const point_type* points, std::size_t n, const build_options& options) {
-    const box_type all = check_input(points, n, options);
+template <class Source>
+void orthtree<T, D, Id>::build(const Source& points, const build_options& options) {
+    const std::size_t n = points.size();
+    const box_type all = check_input(points, options);
     options_ = options;
     size_ = n;
     if (n == 0) return;
+    lookup_ = std::make_shared<id_lookup>();
     build_state st;
     st.index_bits = 1;
     while (st.index_bits < 64 && (std::uint64_t{1} << st.index_bits) < n) ++st.index_bits;
@@ -509,7 +595,8 @@ void orthtree<T, D, Id>::build(const point_type* points, std::size_t n, const bu
 // Computes every point's Morton key relative to the bounds of all points, sorts, and
 // copies the coordinates in key order into the axis-major store.
 template <class T, std::size_t D, class Id>
-void orthtree<T, D, Id>::sort_input(const point_type* points, const box_type& all, build_state& st) {
+template <class Source>
+void orthtree<T, D, Id>::sort_input(const Source& points, const box_type& all, build_state& st) {
     const detail::quantizer<T, D> quant(all, st.axis_bits);
     st.items.resize(size_);
     for (std::size_t i = 0; i < size_; ++i) st.items[i] = quant.key(points[i]) << st.index_bits | i;
@@ -518,7 +605,7 @@ void orthtree<T, D, Id>::sort_input(const point_type* points, const box_type& al
     ids_.resize(size_);
     for (std::size_t i = 0; i < size_; ++i) {
         const std::size_t from = st.index(st.items[i]);
-        const point_type& p = points[from];
+        const point_type p = points[from];
         for (std::size_t a = 0; a < D; ++a) coords_[a * size_ + i] = p[a];
         ids_[i] = static_cast<Id>(from);
     }

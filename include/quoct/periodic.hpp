@@ -237,19 +237,27 @@ public:
     /// An empty index over the domain. Throws std::invalid_argument for a bad domain.
     explicit periodic_index(const domain_type& domain) : domain_(checked(domain)) {}
 
-    /// Indexes n points (ids 0..n-1); extra arguments go to Index's constructor (build or
-    /// dynamic options). Throws std::invalid_argument for a bad domain or a point outside
-    /// it (naming the first such point).
+    /// Indexes n points (ids 0..n-1) of any point type Index takes (quoct::point<T, D>,
+    /// std::array<S, D>, S[D], a type described by quoct::point_traits); extra arguments go
+    /// to Index's constructor (build or dynamic options). Throws std::invalid_argument for a
+    /// bad domain or a point outside it (naming the first such point), and as Index's
+    /// constructor.
+    template <class P, class... Args>
+    periodic_index(const domain_type& domain, const P* points, std::size_t n, Args&&... args)
+        : domain_(checked(domain)),
+          base_(check_all(domain, detail::point_source<T, D, P>{points, n}, points), n, std::forward<Args>(args)...) {}
+
+    /// As above, for n points stored flat: coordinate a of point i at coords[i * D + a].
     template <class... Args>
-    periodic_index(const domain_type& domain, const point_type* points, std::size_t n, Args&&... args)
-        : domain_(checked(domain)), base_(check_all(domain, points, n), n, std::forward<Args>(args)...) {}
+    periodic_index(const domain_type& domain, const T* coords, std::size_t n, Args&&... args)
+        : domain_(checked(domain)),
+          base_(check_all(domain, detail::flat_source<T, D>{coords, n}, coords), n, std::forward<Args>(args)...) {}
 
     /// As above, for a contiguous range of points.
-    template <class Range, class... Args,
-              class = std::enable_if_t<std::is_convertible<decltype(std::data(std::declval<const Range&>())),
-                                                           const point_type*>::value>>
+    template <class Range, class... Args, class = std::enable_if_t<detail::is_contiguous_range<Range>::value>>
     periodic_index(const domain_type& domain, const Range& points, Args&&... args)
-        : periodic_index(domain, std::data(points), std::size(points), std::forward<Args>(args)...) {}
+        : periodic_index(domain, detail::range_source<T, D>(points).data, std::size(points),
+                         std::forward<Args>(args)...) {}
 
     /// The domain.
     const domain_type& domain() const noexcept { return domain_; }
@@ -274,6 +282,21 @@ public:
         query(s, out);
         return out;
     }
+    /// Clears `out`, then fills it with the points query(s) returns, each with its squared
+    /// minimum-image distance domain().distance_sq(point, s.center), the value compared with
+    /// s.radius^2. In no particular order, or nearest first by (distance_sq, id) with
+    /// result_order::nearest_first. Throws as query.
+    void query(const ball_type& s, std::vector<neighbor<T, Id>>& out, result_order order = result_order::any) const {
+        out.clear();
+        visit(s, [&](Id id, const point_type& p) { out.push_back(neighbor<T, Id>{id, domain_.distance_sq(p, s.center)}); });
+        detail::order_results(out, order);
+    }
+    /// As query(s, out, order), returning the neighbours.
+    std::vector<neighbor<T, Id>> query_with_distances(const ball_type& s, result_order order = result_order::any) const {
+        std::vector<neighbor<T, Id>> out;
+        query(s, out, order);
+        return out;
+    }
     /// Number of points within minimum-image distance s.radius of s.center. Throws as query.
     std::size_t count(const ball_type& s) const { return base_.count_shape(shape(s)); }
     /// Calls f(id, point) for each point within minimum-image distance s.radius of
@@ -290,37 +313,51 @@ public:
 
     // --- mutation, when Index is a dynamic_orthtree (not thread-safe) -------------------
 
+    // (Templates, so that they exist only when Index has them.)
+
     /// Adds a point (which must be in the domain) and returns its id. Throws
     /// std::invalid_argument outside the domain; the index is then unchanged.
-    Id insert(const point_type& p) {
+    template <class I = Index>
+    auto insert(const point_type& p) -> decltype(std::declval<I&>().insert(p)) {
         domain_.check(p, "inserted point");
         return base_.insert(p);
     }
     /// Removes a point; false if the id is not live.
-    bool erase(Id id) { return base_.erase(id); }
+    template <class I = Index>
+    auto erase(Id id) -> decltype(std::declval<I&>().erase(id)) {
+        return base_.erase(id);
+    }
     /// Moves a point to p (in the domain). Throws std::out_of_range for an id that is not
     /// live and std::invalid_argument outside the domain; the index is then unchanged.
-    void move(Id id, const point_type& p) {
+    template <class I = Index>
+    auto move(Id id, const point_type& p) -> decltype(std::declval<I&>().move(id, p)) {
         if (!base_.contains(id)) throw std::out_of_range("quoct: id " + std::to_string(id) + " is not a live point");
         domain_.check(p, "moved-to point");
         base_.move(id, p);
     }
     /// True when id names a live point.
-    bool contains(Id id) const { return base_.contains(id); }
-    /// The point with this id. Throws std::out_of_range if it is not live.
-    const point_type& point(Id id) const { return base_.point(id); }
+    template <class I = Index>
+    auto contains(Id id) const -> decltype(std::declval<const I&>().contains(id)) {
+        return base_.contains(id);
+    }
+
+    /// The point with this id, as stored. Throws std::out_of_range if it is not a (live)
+    /// point; over an orthtree the first call builds its id map (see orthtree::point).
+    point_type point(Id id) const { return base_.point(id); }
 
 private:
     static const domain_type& checked(const domain_type& d) {
         d.validate();
         return d;
     }
-    static const point_type* check_all(const domain_type& d, const point_type* p, std::size_t n) {
-        for (std::size_t i = 0; i < n; ++i)
-            if (!d.contains(p[i]))
+    // Checks every point of `source` and returns `pass`, the same points for Index.
+    template <class Source, class Pass>
+    static Pass check_all(const domain_type& d, const Source& source, Pass pass) {
+        for (std::size_t i = 0; i < source.size(); ++i)
+            if (!d.contains(source[i]))
                 throw std::invalid_argument("quoct: point " + std::to_string(i) +
                                             " is outside the periodic domain [0, L) or not finite");
-        return p;
+        return pass;
     }
     periodic_ball_query<T, D> shape(const ball_type& s) const {
         detail::check_radius(s.radius, "ball");

@@ -98,11 +98,27 @@ std::vector<point<double, D>> read_points(const csv_table& table, const std::arr
     return points;
 }
 
-/// Reads the CSV file at `path` and returns its points, as read_points(read_csv(path), columns).
+/// Reads the numbers in the named columns of the CSV file at `path`, flat and record by
+/// record: value c of record i at [i * columns.size() + c], ready for the flat-array
+/// constructors (quoct::octree<double> tree(v.data(), v.size() / 3)). Keeps only those
+/// numbers: it peaks at about the file's size plus the values, where read_csv holds every
+/// field as a string. Throws parse_error as read_csv does, and for a missing column or a
+/// field that is not a finite number (as read_points).
+std::vector<double> read_columns(const std::string& path, const std::vector<std::string>& columns);
+
+/// As read_columns(path, columns), reading `in` to its end; `source` names it in errors.
+std::vector<double> read_columns(std::istream& in, const std::string& source, const std::vector<std::string>& columns);
+
+/// Reads the CSV file at `path` and returns its points: the points read_points(read_csv(path),
+/// columns) returns, read through read_columns (so without holding the table of strings).
 /// Throws as read_csv and read_points.
 template <std::size_t D>
 std::vector<point<double, D>> read_points(const std::string& path, const std::array<std::string, D>& columns) {
-    return read_points<D>(read_csv(path), columns);
+    std::vector<double> flat = read_columns(path, std::vector<std::string>(columns.begin(), columns.end()));
+    std::vector<point<double, D>> points(flat.size() / D);
+    for (std::size_t i = 0; i < points.size(); ++i)
+        for (std::size_t a = 0; a < D; ++a) points[i][a] = flat[i * D + a];
+    return points;
 }
 
 }  // namespace io
