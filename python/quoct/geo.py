@@ -81,7 +81,7 @@ class Index:
             raise ValueError(f"quoct: lon and lat must be 1-D of one length, got shapes {lon.shape} and {lat.shape}")
         if isinstance(leafsize, bool) or not isinstance(leafsize, _numbers.Integral) or leafsize < 1:
             raise ValueError(f"quoct: leafsize must be an integer >= 1, got {leafsize!r}")
-        self._core = _core.GeoIndex(lon, lat, int(leafsize))
+        self._core = _core.GeoIndex(_np.column_stack((lon, lat)), int(leafsize))
         self.lon = lon
         self.lat = lat
 

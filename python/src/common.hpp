@@ -31,12 +31,16 @@ using darray = py::array_t<double, py::array::c_style | py::array::forcecast>;
 /// The integer arrays handed back to Python.
 using iarray = py::array_t<std::int64_t>;
 
-/// Points of a (n, D) float64 array, viewed as quoct points (the layout is the same:
-/// D doubles per point, back to back).
+/// The rows of an (m, D) float64 array as quoct points (a small copy: query points only;
+/// trees read their data straight from the array through the flat constructors).
 template <std::size_t D>
-const quoct::point<double, D>* points_of(const darray& a) {
-    static_assert(sizeof(quoct::point<double, D>) == D * sizeof(double), "quoct::point must be D packed scalars");
-    return reinterpret_cast<const quoct::point<double, D>*>(a.data());
+std::vector<quoct::point<double, D>> points_of(const darray& a) {
+    const std::size_t m = static_cast<std::size_t>(a.shape(0));
+    const double* v = a.data();
+    std::vector<quoct::point<double, D>> out(m);
+    for (std::size_t i = 0; i < m; ++i)
+        for (std::size_t k = 0; k < D; ++k) out[i][k] = v[i * D + k];
+    return out;
 }
 
 /// Rows of ids, one per query.
@@ -164,7 +168,7 @@ std::vector<quoct::ball<double, D>> balls_of(const darray& x, const darray& r) {
     const std::size_t m = rows_of(x, D, "x");
     if (r.ndim() != 1 || static_cast<std::size_t>(r.shape(0)) != m)
         throw std::invalid_argument("quoct: r must have one radius per query point");
-    const auto* c = points_of<D>(x);
+    const auto c = points_of<D>(x);
     const double* rr = r.data();
     std::vector<quoct::ball<double, D>> balls(m);
     for (std::size_t i = 0; i < m; ++i) balls[i] = quoct::ball<double, D>{c[i], rr[i]};

@@ -23,7 +23,7 @@ public:
         const std::size_t n = rows_of(data, D, "data");
         quoct::dynamic_options options;
         options.tree.leaf_size = leafsize;
-        const point_type* pts = points_of<D>(data);
+        const double* pts = data.data();  // n rows of D coordinates: the flat constructor
         py::gil_scoped_release nogil;
         index_ = index_type(pts, n, options);
     }
@@ -74,6 +74,13 @@ public:
         std::unique_lock<std::shared_mutex> lock(mutex_);
         index_.move(checked_id(id), q);
     }
+    void move_all(const darray& points) {
+        const std::size_t n = rows_of(points, D, "points");
+        const double* v = points.data();
+        py::gil_scoped_release nogil;
+        std::unique_lock<std::shared_mutex> lock(mutex_);
+        index_.move_all(v, n);
+    }
     void rebuild() {
         py::gil_scoped_release nogil;
         std::unique_lock<std::shared_mutex> lock(mutex_);
@@ -106,13 +113,14 @@ public:
     }
 
     py::tuple knn(const darray& x, std::size_t k, double bound, unsigned threads) const {
-        const std::size_t m = rows_of(x, D, "x");
+        rows_of(x, D, "x");
+        const auto pts = points_of<D>(x);
         quoct::csr<quoct::neighbor<double, id_type>> rows;
         std::size_t missing = 0;
         {
             py::gil_scoped_release nogil;
             std::shared_lock<std::shared_mutex> lock(mutex_);
-            rows = quoct::batch_nearest(index_, points_of<D>(x), m, k, threads);
+            rows = quoct::batch_nearest(index_, pts.data(), pts.size(), k, threads);
             missing = index_.id_bound();
         }
         knn_result res = knn_arrays(rows, k, bound * bound, missing);
@@ -152,6 +160,7 @@ void bind_dynamic_d(py::module_& m) {
         .def("insert", &core::insert, py::arg("p"))
         .def("erase", &core::erase, py::arg("id"))
         .def("move", &core::move, py::arg("id"), py::arg("p"))
+        .def("move_all", &core::move_all, py::arg("points"))
         .def("rebuild", &core::rebuild)
         .def("ball", &core::ball, py::arg("x"), py::arg("r"), py::arg("threads"), py::arg("sorted"))
         .def("ball_count", &core::ball_count, py::arg("x"), py::arg("r"), py::arg("threads"))

@@ -15,18 +15,14 @@ constexpr double metres_per_km = 1000.0;
 
 class geo_core {
 public:
-    geo_core(const darray& lon, const darray& lat, std::size_t leafsize) {
-        if (lon.ndim() != 1 || lat.ndim() != 1 || lon.shape(0) != lat.shape(0))
-            throw std::invalid_argument("quoct: lon and lat must be 1-D arrays of one length");
-        const std::size_t n = static_cast<std::size_t>(lon.shape(0));
+    // lon_lat: (n, 2), longitude then latitude in each row (the flat constructor's layout).
+    geo_core(const darray& lon_lat, std::size_t leafsize) {
+        const std::size_t n = rows_of(lon_lat, 2, "lon_lat");
         quoct::build_options options;
         options.leaf_size = leafsize;
-        const double* x = lon.data();
-        const double* y = lat.data();
+        const double* v = lon_lat.data();
         py::gil_scoped_release nogil;
-        std::vector<geo::lonlat> where(n);
-        for (std::size_t i = 0; i < n; ++i) where[i] = geo::lonlat{x[i], y[i]};
-        index_ = geo::index<id_type>(where, options);
+        index_ = geo::index<id_type>(v, n, options);
     }
 
     std::size_t size() const noexcept { return index_.size(); }
@@ -117,8 +113,7 @@ py::array_t<double> distance_km(const darray& lon1, const darray& lat1, const da
 
 void bind_geo(py::module_& m) {
     py::class_<geo_core>(m, "GeoIndex", "The compiled index behind quoct.geo.Index (private; use quoct.geo.Index).")
-        .def(py::init<const darray&, const darray&, std::size_t>(), py::arg("lon"), py::arg("lat"),
-             py::arg("leafsize"))
+        .def(py::init<const darray&, std::size_t>(), py::arg("lon_lat"), py::arg("leafsize"))
         .def_property_readonly("size", &geo_core::size)
         .def("within", &geo_core::within, py::arg("lon"), py::arg("lat"), py::arg("km"))
         .def("count_within", &geo_core::count_within, py::arg("lon"), py::arg("lat"), py::arg("km"),

@@ -24,7 +24,7 @@ public:
         const std::size_t n = rows_of(data, D, "data");
         quoct::build_options options;
         options.leaf_size = leafsize;
-        const point_type* pts = points_of<D>(data);
+        const double* pts = data.data();  // n rows of D coordinates: the flat constructors
         if (boxsize.size() == 0) {
             py::gil_scoped_release nogil;
             plain_.emplace(pts, n, options);
@@ -73,11 +73,12 @@ public:
     // The k nearest of each x[i] within distance `bound`, closest first.
     py::tuple knn(const darray& x, std::size_t k, double bound, unsigned threads) const {
         if (periodic_) throw std::invalid_argument("quoct: query (k nearest) is not available with boxsize");
-        const std::size_t m = rows_of(x, D, "x");
+        rows_of(x, D, "x");
+        const auto pts = points_of<D>(x);
         quoct::csr<quoct::neighbor<double, id_type>> rows;
         {
             py::gil_scoped_release nogil;
-            rows = quoct::batch_nearest(*plain_, points_of<D>(x), m, k, threads);
+            rows = quoct::batch_nearest(*plain_, pts.data(), pts.size(), k, threads);
         }
         knn_result res = knn_arrays(rows, k, bound * bound, n());
         return py::make_tuple(res.distances, res.ids);

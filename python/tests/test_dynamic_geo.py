@@ -58,6 +58,24 @@ def check_dynamic(dyn, live, rng, m):
     assert some in dyn
 
 
+def test_dynamic_move_all_equals_brute_force(rng):
+    pts = rng.random((300, 3))
+    dyn = quoct.DynamicTree(pts)
+    dyn.erase(5)
+    new = rng.random((300, 3))
+    new[5] = np.nan  # an erased id's row is not read
+    dyn.move_all(new)
+    live = {i: new[i] for i in range(300) if i != 5}
+    check_dynamic(dyn, live, rng, 3)
+    bad = new.copy()
+    bad[7, 0] = np.inf
+    with pytest.raises(ValueError, match="7"):
+        dyn.move_all(bad)
+    with pytest.raises(ValueError):
+        dyn.move_all(new[:10])
+    check_dynamic(dyn, live, rng, 3)
+
+
 def test_dynamic_tree_errors_leave_it_unchanged(rng):
     pts = rng.random((50, 3))
     dyn = quoct.DynamicTree(pts)
