@@ -1,0 +1,536 @@
+"""quoct: exact radius and k-nearest queries over point sets, from numpy.
+
+A quadtree/octree spatial index (the C++ library quoct) with the habits of
+``scipy.spatial.cKDTree``: the same constructor, method names, array shapes and
+padding rules, so most code changes only its import.
+
+    >>> import numpy as np, quoct
+    >>> pts = np.random.default_rng(0).random((100_000, 3))
+    >>> t = quoct.Tree(pts)
+    >>> hits = t.query_ball_point(pts[:10], r=0.02)      # 10 lists of ids
+    >>> d, i = t.query(pts[:10], k=4)                     # (10, 4) each
+
+Classes: :class:`Tree` (static, like cKDTree, optionally periodic), :class:`DynamicTree`
+(insert, erase, move with stable ids) and :class:`quoct.geo.Index` (lon/lat points,
+great-circle distances in km).
+
+Where quoct differs from cKDTree, on purpose:
+
+* Balls are closed and exact: a point at distance exactly ``r`` is inside, decided by
+  ``sum((p - x)**2) <= r*r`` summed over the axes in order in float64, with no rounding
+  slack either way. ``distance_upper_bound`` is closed too (``<=``, cKDTree uses ``<``).
+* k-nearest ties are broken by the smaller index.
+* Only ``p=2`` (Euclidean). ``eps`` is accepted and ignored: answers are always exact.
+* NaN or infinite coordinates, negative radii, ``k < 1`` and wrong shapes raise
+  ``ValueError`` (cKDTree accepts some of them silently).
+* float32 and integer inputs are converted to float64 (copied), as cKDTree does; the
+  tree always copies the points.
+
+Threads: every method releases the GIL while it builds or searches; ``workers=-1``
+uses one thread per CPU. Trees are immutable, so any number of Python threads may
+query one tree at once.
+"""
+
+import numbers as _numbers
+
+import numpy as _np
+
+from . import _core
+from . import geo
+
+__all__ = ["Tree", "DynamicTree", "geo"]
+__version__ = _core.__version__
+
+_MAX_DIM = 4
+
+
+# --- argument checks shared by the classes ---------------------------------------------
+
+
+def _float_array(a, what):
+    """a as a C-contiguous float64 array (a copy unless it already is one)."""
+    try:
+        arr = _np.asarray(a)
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"quoct: {what} is not a numeric array: {e}") from None
+    if arr.dtype.kind not in "biuf":
+        raise ValueError(f"quoct: {what} must hold real numbers, not dtype {arr.dtype}")
+    return _np.asarray(arr, dtype=_np.float64, order="C")  # (ascontiguousarray would make 0-d 1-d)
+
+
+def _points(data, what="data"):
+    """data as an (n, m) float64 array, m in 1..4."""
+    arr = _float_array(data, what)
+    if arr.ndim != 2:
+        raise ValueError(f"quoct: {what} must have shape (n, m), got shape {arr.shape}")
+    if not 1 <= arr.shape[1] <= _MAX_DIM:
+        raise ValueError(f"quoct: {what} must have 1 to {_MAX_DIM} columns (dimensions), got {arr.shape[1]}")
+    return arr
+
+
+def _leafsize(leafsize):
+    if isinstance(leafsize, bool) or not isinstance(leafsize, _numbers.Integral) or leafsize < 1:
+        raise ValueError(f"quoct: leafsize must be an integer >= 1, got {leafsize!r}")
+    return int(leafsize)
+
+
+def _threads(workers):
+    """scipy's workers (None or 1: one thread, -1: every CPU) as quoct's thread count (0: all)."""
+    if workers is None:
+        return 1
+    if isinstance(workers, bool) or not isinstance(workers, _numbers.Integral) or not (workers >= 1 or workers == -1):
+        raise ValueError(f"quoct: workers must be -1 (every CPU) or an integer >= 1, got {workers!r}")
+    return 0 if workers == -1 else int(workers)
+
+
+def _check_p_eps(p, eps):
+    if p != 2:
+        raise ValueError(f"quoct: only p=2 (Euclidean distance) is supported, got p={p!r}")
+    if not eps >= 0:
+        raise ValueError(f"quoct: eps must be >= 0, got {eps!r}")
+
+
+def _queries(x, m):
+    """x of shape (..., m) as a (q, m) float64 array, and the leading shape x.shape[:-1]."""
+    arr = _float_array(x, "x")
+    if arr.ndim == 0 or arr.shape[-1] != m:
+        raise ValueError(f"quoct: x must have shape (..., {m}) for this {m}-dimensional tree, got shape {arr.shape}")
+    return arr.reshape(-1, m), arr.shape[:-1]
+
+
+def _radius(r, what="r"):
+    """A scalar radius as a float (NaN and negative refused)."""
+    arr = _float_array(r, what)
+    if arr.ndim != 0:
+        raise ValueError(f"quoct: {what} must be a scalar")
+    v = float(arr)
+    if not v >= 0:
+        raise ValueError(f"quoct: {what} must be >= 0, got {v!r}")
+    return v
+
+
+def _radii(r, lead):
+    """r broadcast against the queries' leading shape, flattened."""
+    arr = _float_array(r, "r")
+    try:
+        arr = _np.broadcast_to(arr, lead)
+    except ValueError:
+        raise ValueError(f"quoct: r of shape {arr.shape} does not broadcast against x's shape {lead} + (m,)") from None
+    return _np.ascontiguousarray(arr.reshape(-1))
+
+
+def _ball_point(core, m, x, r, p, eps, workers, return_sorted, return_length):
+    _check_p_eps(p, eps)
+    threads = _threads(workers)
+    flat, lead = _queries(x, m)
+    radii = _radii(r, lead)
+    if return_length:
+        counts = core.ball_count(flat, radii, threads)
+        return int(counts[0]) if lead == () else counts.reshape(lead)
+    if return_sorted is None:
+        return_sorted = lead != ()
+    found = core.ball(flat, radii, threads, bool(return_sorted))
+    return found[0] if lead == () else found.reshape(lead)
+
+
+def _knn(core, m, x, k, eps, p, distance_upper_bound, workers):
+    _check_p_eps(p, eps)
+    threads = _threads(workers)
+    if isinstance(k, _numbers.Integral) and not isinstance(k, bool):
+        if k < 1:
+            raise ValueError(f"quoct: k must be >= 1, got {k}")
+        columns, squeeze = None, k == 1
+        kmax = int(k)
+    else:
+        try:
+            ks = _np.asarray(k)
+        except (ValueError, TypeError):
+            ks = _np.asarray([], dtype=object)
+        if ks.ndim != 1 or ks.size == 0 or ks.dtype.kind not in "iu" or (ks < 1).any():
+            raise ValueError(f"quoct: k must be an integer >= 1 or a non-empty list of them, got {k!r}")
+        columns, squeeze = ks.astype(_np.intp) - 1, False
+        kmax = int(ks.max())
+    bound = float(distance_upper_bound)
+    if not bound >= 0:
+        raise ValueError(f"quoct: distance_upper_bound must be >= 0, got {distance_upper_bound!r}")
+    flat, lead = _queries(x, m)
+    d, i = core.knn(flat, kmax, bound, threads)
+    if columns is not None:
+        d, i = d[:, columns], i[:, columns]
+    if squeeze:
+        d, i = d[:, 0], i[:, 0]
+        return (d[0], i[0]) if lead == () else (d.reshape(lead), i.reshape(lead))
+    shape = lead + (d.shape[1],)
+    return d.reshape(shape), i.reshape(shape)
+
+
+# --- the static tree --------------------------------------------------------------------
+
+
+class Tree:
+    """A static spatial index over n points in m = 1..4 dimensions, like scipy's cKDTree.
+
+    Tree(data, leafsize=48, compact_nodes=True, copy_data=False, balanced_tree=True,
+    boxsize=None)
+
+    Parameters
+    ----------
+    data : array_like, shape (n, m)
+        The points: float64, float32, or any integer dtype (converted to float64). The
+        tree keeps its own copy, in its own order; ids are row numbers in ``data``.
+    leafsize : int, optional
+        A node with at most this many points is not split (default 48, quoct's tuned
+        value; cKDTree's is 16).
+    compact_nodes, copy_data, balanced_tree : bool, optional
+        Accepted for cKDTree compatibility and ignored: quoct's nodes are always tight
+        and the points are always copied.
+    boxsize : array_like or float, optional
+        A periodic (toroidal) domain as in cKDTree: axis a wraps with period
+        ``boxsize[a]``; 0 leaves that axis open. Every point must lie in [0, boxsize)
+        on the wrapping axes; query points are wrapped into it. With a boxsize,
+        ``query`` (k nearest) is not available.
+
+    Raises
+    ------
+    ValueError
+        For a wrong shape or dtype, a NaN or infinite coordinate (naming the first bad
+        row), a point outside the periodic box, ``leafsize < 1``, or more than 2**31
+        points.
+
+    Attributes
+    ----------
+    data : ndarray, shape (n, m)
+        The points as float64 (the array passed in when it already was one).
+    n, m : int
+        Number of points and of dimensions.
+    size : int
+        Number of nodes of the tree.
+    mins, maxes : ndarray, shape (m,)
+        The smallest and largest coordinate on each axis (inf and -inf when n = 0).
+    leafsize : int
+    boxsize : ndarray of shape (m,), or None
+
+    Differences from cKDTree: see ``help(quoct)``; in short closed balls, exact answers
+    with no rounding slack, ties by smaller index, p=2 only, ValueError for NaN.
+    Thread-safety: immutable once built; every method may run from many threads.
+    """
+
+    def __init__(self, data, leafsize=48, compact_nodes=True, copy_data=False, balanced_tree=True, boxsize=None):
+        data = _points(data)
+        self.leafsize = _leafsize(leafsize)
+        m = data.shape[1]
+        if boxsize is None:
+            self.boxsize = None
+            box = _np.empty(0)
+        else:
+            box = _float_array(boxsize, "boxsize")
+            try:
+                box = _np.ascontiguousarray(_np.broadcast_to(box, (m,)))
+            except ValueError:
+                raise ValueError(f"quoct: boxsize must be a scalar or have {m} entries, got shape {box.shape}") from None
+            if not (_np.isfinite(box) & (box >= 0)).all():
+                raise ValueError(f"quoct: boxsize entries must be finite and >= 0, got {box}")
+            self.boxsize = box.copy()
+        self._core = getattr(_core, f"Tree{m}")(data, self.leafsize, box)
+        self.data = data
+        self.m = m
+        self.n = self._core.n
+
+    @property
+    def size(self):
+        """Number of nodes of the tree."""
+        return self._core.node_count
+
+    @property
+    def mins(self):
+        """The smallest coordinate on each axis, shape (m,)."""
+        return self._core.mins
+
+    @property
+    def maxes(self):
+        """The largest coordinate on each axis, shape (m,)."""
+        return self._core.maxes
+
+    def __len__(self):
+        return self.n
+
+    def __repr__(self):
+        periodic = "" if self.boxsize is None else f", boxsize={self.boxsize.tolist()}"
+        return f"quoct.Tree(n={self.n}, m={self.m}, leafsize={self.leafsize}{periodic})"
+
+    def query_ball_point(self, x, r, p=2.0, eps=0, workers=1, return_sorted=None, return_length=False):
+        """The points within distance r of x (a closed ball: distance exactly r is inside).
+
+        Parameters
+        ----------
+        x : array_like, shape (..., m)
+            One query point, or many.
+        r : float or array_like
+            Radius, or radii broadcast against ``x.shape[:-1]``. Must be >= 0; inf takes
+            every point.
+        p : float
+            Must be 2 (Euclidean).
+        eps : float
+            Ignored (answers are exact); must be >= 0.
+        workers : int
+            Threads: 1 (default), k, or -1 for every CPU. The answer does not depend on it.
+        return_sorted : bool or None
+            Sort each list by increasing index; None (default) sorts when x holds many
+            points and not for a single one, as cKDTree.
+        return_length : bool
+            Return the number of points instead of the list.
+
+        Returns
+        -------
+        list of int, or ndarray of dtype object and shape ``x.shape[:-1]`` holding lists;
+        with return_length an int, or an int64 array of shape ``x.shape[:-1]``.
+
+        Raises
+        ------
+        ValueError
+            Wrong shape or dtype, NaN or infinite x, NaN or negative r, p != 2, bad workers.
+            With a boxsize, x is first wrapped into the box.
+        """
+        return _ball_point(self._core, self.m, x, r, p, eps, workers, return_sorted, return_length)
+
+    def query(self, x, k=1, eps=0, p=2, distance_upper_bound=_np.inf, workers=1):
+        """The k nearest points of x, closest first, with their Euclidean distances.
+
+        Parameters
+        ----------
+        x : array_like, shape (..., m)
+        k : int or sequence of int
+            The number of neighbours, or the ranks (1-based) to return, e.g. ``[1, 5]``.
+        eps : float
+            Ignored (answers are exact); must be >= 0.
+        p : float
+            Must be 2.
+        distance_upper_bound : float
+            Only neighbours at distance <= this (closed, where cKDTree uses <).
+        workers : int
+            Threads: 1 (default), k, or -1 for every CPU.
+
+        Returns
+        -------
+        d : float or ndarray
+            Distances, shape ``x.shape[:-1]`` for k = 1, else ``x.shape[:-1] + (len,)``;
+            inf where fewer neighbours exist.
+        i : int or ndarray
+            Indices into data, same shape; ``n`` where fewer neighbours exist.
+
+        Equal distances are ordered by smaller index. Distances are
+        ``sqrt(sum((p - x)**2))``, summed over the axes in order.
+
+        Raises
+        ------
+        ValueError
+            Wrong shape or dtype, NaN or infinite x, k < 1, negative bound, p != 2, and
+            with a boxsize (k-nearest is not available on a periodic tree).
+        """
+        return _knn(self._core, self.m, x, k, eps, p, distance_upper_bound, workers)
+
+    def query_pairs(self, r, p=2.0, eps=0, output_type="set", workers=1):
+        """Every pair of points (i, j), i < j, at distance <= r.
+
+        Parameters
+        ----------
+        r : float
+            Radius, >= 0 (0 pairs up equal points).
+        p, eps : float
+            p must be 2; eps is ignored.
+        output_type : {"set", "ndarray"}
+            A set of tuples (cKDTree's default), or an int64 array of shape (npairs, 2)
+            sorted by (i, j).
+        workers : int
+            Threads (a quoct extension): 1, k, or -1 for every CPU.
+
+        With a boxsize the distance is the minimum image.
+
+        Raises
+        ------
+        ValueError
+            NaN or negative r, p != 2, unknown output_type.
+        """
+        _check_p_eps(p, eps)
+        if output_type not in ("set", "ndarray"):
+            raise ValueError(f"quoct: output_type must be 'set' or 'ndarray', got {output_type!r}")
+        pairs = self._core.pairs(_radius(r), _threads(workers))
+        if output_type == "ndarray":
+            return pairs
+        return set(map(tuple, pairs.tolist()))
+
+    def query_ball_tree(self, other, r, p=2.0, eps=0, workers=1):
+        """For each point i of this tree, the indices of other's points within r of it.
+
+        Parameters
+        ----------
+        other : Tree
+            A tree of the same dimension (and the same boxsize, if any).
+        r : float
+            Radius, >= 0.
+        p, eps : float
+            p must be 2; eps is ignored.
+        workers : int
+            Threads (a quoct extension).
+
+        Returns
+        -------
+        list of lists of int, one per point of this tree, each sorted increasing.
+
+        Raises
+        ------
+        ValueError
+            other not a Tree of the same dimension and boxsize, NaN or negative r, p != 2.
+        """
+        _check_p_eps(p, eps)
+        self._check_other(other)
+        return self._core.ball_tree(other._core, _radius(r), _threads(workers))
+
+    def count_neighbors(self, other, r, p=2.0, weights=None, cumulative=True):
+        """The number of pairs (x1 of this tree, x2 of other) at distance <= r.
+
+        Parameters
+        ----------
+        other : Tree
+            A tree of the same dimension (and the same boxsize); may be this tree
+            itself, then every point also pairs with itself.
+        r : float or 1-D array_like
+            Radius or radii, each >= 0.
+        p : float
+            Must be 2.
+        weights : None
+            Weights are not supported (NotImplementedError).
+        cumulative : bool
+            True: counts within each r. False: r are bin edges (non-decreasing) and the
+            result holds the pairs in each bin, the first bin being [0, r[0]].
+
+        Returns
+        -------
+        int for a scalar r, else an int64 array of r's shape.
+
+        Raises
+        ------
+        ValueError
+            other not a compatible Tree, r not scalar or 1-D, NaN or negative r,
+            decreasing r with cumulative=False, p != 2.
+        """
+        _check_p_eps(p, 0)
+        if weights is not None:
+            raise NotImplementedError("quoct: count_neighbors does not support weights")
+        self._check_other(other)
+        radii = _float_array(r, "r")
+        if radii.ndim > 1:
+            raise ValueError(f"quoct: r must be a scalar or 1-D, got shape {radii.shape}")
+        flat = radii.reshape(-1)
+        if not (flat >= 0).all():
+            raise ValueError("quoct: r must be >= 0 (and not NaN)")
+        if not cumulative and (_np.diff(flat) < 0).any():
+            raise ValueError("quoct: with cumulative=False, r must be non-decreasing (bin edges)")
+        order = _np.argsort(flat, kind="stable")
+        counts = _np.empty(flat.shape, dtype=_np.int64)
+        counts[order] = self._core.count_pairs(other._core, _np.ascontiguousarray(flat[order]))
+        if not cumulative:
+            counts = _np.diff(counts, prepend=0)
+        return int(counts[0]) if radii.ndim == 0 else counts
+
+    def _check_other(self, other):
+        if not isinstance(other, Tree):
+            raise ValueError(f"quoct: other must be a quoct.Tree, got {type(other).__name__}")
+        if other.m != self.m:
+            raise ValueError(f"quoct: other has {other.m} dimensions, this tree {self.m}")
+        same_box = (self.boxsize is None and other.boxsize is None) or (
+            self.boxsize is not None and other.boxsize is not None and _np.array_equal(self.boxsize, other.boxsize)
+        )
+        if not same_box:
+            raise ValueError("quoct: both trees must have the same boxsize (or none)")
+
+
+# --- the dynamic tree -------------------------------------------------------------------
+
+
+class DynamicTree:
+    """A spatial index whose points can be inserted, erased and moved, with stable ids.
+
+    DynamicTree(data, leafsize=48)
+
+    Point i of ``data`` (shape (n, m), m = 1..4) gets id i; ``insert`` hands out
+    ``id_bound``, the next id, and an erased id is never reused. Queries answer exactly
+    as a :class:`Tree` over the live points would (closed balls, ties by smaller id),
+    with these ids.
+
+    Raises ValueError for a wrong shape or dtype or a NaN or infinite coordinate; the
+    index is then unchanged. Thread-safety: queries release the GIL and may run from
+    many threads at once; a mutation waits for running queries and runs alone.
+    """
+
+    def __init__(self, data, leafsize=48):
+        data = _points(data)
+        self.leafsize = _leafsize(leafsize)
+        self.m = data.shape[1]
+        self._core = getattr(_core, f"Dynamic{self.m}")(data, self.leafsize)
+
+    @property
+    def n(self):
+        """Number of live points."""
+        return self._core.size
+
+    @property
+    def id_bound(self):
+        """Every id handed out so far is below this; the next insert returns it."""
+        return self._core.id_bound
+
+    def __len__(self):
+        return self._core.size
+
+    def __contains__(self, i):
+        """True when i is the id of a live point."""
+        return isinstance(i, _numbers.Integral) and self._core.contains(int(i))
+
+    def __repr__(self):
+        return f"quoct.DynamicTree(n={self.n}, m={self.m}, id_bound={self.id_bound})"
+
+    def _point(self, p):
+        arr = _float_array(p, "p")
+        if arr.shape != (self.m,):
+            raise ValueError(f"quoct: a point must have shape ({self.m},), got {arr.shape}")
+        return arr
+
+    def insert(self, p):
+        """Adds point p (shape (m,)) and returns its id. ValueError for NaN or infinite p."""
+        return self._core.insert(self._point(p))
+
+    def erase(self, i):
+        """Removes the point with id i; returns False (changing nothing) if i is not live."""
+        return self._core.erase(int(i))
+
+    def move(self, i, p):
+        """Moves the point with id i to p; its id stays. IndexError if i is not live,
+        ValueError for NaN or infinite p; the index is then unchanged."""
+        self._core.move(int(i), self._point(p))
+
+    def move_all(self, points):
+        """Moves every live point at once: id i goes to points[i]; points has shape
+        (id_bound, m) (rows of erased ids are not read). Costs about one rebuild, far less
+        than moving most points one by one. ValueError for a wrong shape or a NaN or
+        infinite coordinate of a live point; the index is then unchanged."""
+        arr = _float_array(points, "points")
+        if arr.ndim != 2 or arr.shape[1] != self.m:
+            raise ValueError(f"quoct: points must have shape (id_bound, {self.m}), got {arr.shape}")
+        self._core.move_all(arr)
+
+    def point(self, i):
+        """The coordinates of live point i, shape (m,). IndexError if i is not live."""
+        return self._core.point(int(i))
+
+    def rebuild(self):
+        """Rebuilds the internal snapshot tree (done automatically when needed)."""
+        self._core.rebuild()
+
+    def query_ball_point(self, x, r, p=2.0, eps=0, workers=1, return_sorted=None, return_length=False):
+        """The live points within distance r of x; as :meth:`Tree.query_ball_point`."""
+        return _ball_point(self._core, self.m, x, r, p, eps, workers, return_sorted, return_length)
+
+    def query(self, x, k=1, eps=0, p=2, distance_upper_bound=_np.inf, workers=1):
+        """The k nearest live points of x; as :meth:`Tree.query`, but missing neighbours
+        are padded with ``id_bound`` (never a live id) instead of n."""
+        return _knn(self._core, self.m, x, k, eps, p, distance_upper_bound, workers)

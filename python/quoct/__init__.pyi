@@ -1,0 +1,100 @@
+# Type stubs for quoct (the docstrings are in __init__.py: help(quoct.Tree)).
+from typing import Any, List, Optional, Sequence, Set, Tuple, Union
+
+import numpy as np
+import numpy.typing as npt
+
+from . import geo as geo
+
+__version__: str
+__all__: List[str]
+
+_Workers = Optional[int]
+_K = Union[int, Sequence[int]]
+
+class Tree:
+    data: npt.NDArray[np.float64]
+    n: int
+    m: int
+    leafsize: int
+    boxsize: Optional[npt.NDArray[np.float64]]
+    def __init__(
+        self,
+        data: npt.ArrayLike,
+        leafsize: int = 48,
+        compact_nodes: bool = True,
+        copy_data: bool = False,
+        balanced_tree: bool = True,
+        boxsize: Optional[npt.ArrayLike] = None,
+    ) -> None: ...
+    @property
+    def size(self) -> int: ...
+    @property
+    def mins(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def maxes(self) -> npt.NDArray[np.float64]: ...
+    def __len__(self) -> int: ...
+    def query_ball_point(
+        self,
+        x: npt.ArrayLike,
+        r: npt.ArrayLike,
+        p: float = 2.0,
+        eps: float = 0,
+        workers: _Workers = 1,
+        return_sorted: Optional[bool] = None,
+        return_length: bool = False,
+    ) -> Any: ...
+    def query(
+        self,
+        x: npt.ArrayLike,
+        k: _K = 1,
+        eps: float = 0,
+        p: float = 2,
+        distance_upper_bound: float = ...,
+        workers: _Workers = 1,
+    ) -> Tuple[Any, Any]: ...
+    def query_pairs(
+        self, r: float, p: float = 2.0, eps: float = 0, output_type: str = "set", workers: _Workers = 1
+    ) -> Union[Set[Tuple[int, int]], npt.NDArray[np.int64]]: ...
+    def query_ball_tree(
+        self, other: "Tree", r: float, p: float = 2.0, eps: float = 0, workers: _Workers = 1
+    ) -> List[List[int]]: ...
+    def count_neighbors(
+        self, other: "Tree", r: npt.ArrayLike, p: float = 2.0, weights: None = None, cumulative: bool = True
+    ) -> Union[int, npt.NDArray[np.int64]]: ...
+
+class DynamicTree:
+    m: int
+    leafsize: int
+    def __init__(self, data: npt.ArrayLike, leafsize: int = 48) -> None: ...
+    @property
+    def n(self) -> int: ...
+    @property
+    def id_bound(self) -> int: ...
+    def __len__(self) -> int: ...
+    def __contains__(self, i: object) -> bool: ...
+    def insert(self, p: npt.ArrayLike) -> int: ...
+    def erase(self, i: int) -> bool: ...
+    def move(self, i: int, p: npt.ArrayLike) -> None: ...
+    def move_all(self, points: npt.ArrayLike) -> None: ...
+    def point(self, i: int) -> npt.NDArray[np.float64]: ...
+    def rebuild(self) -> None: ...
+    def query_ball_point(
+        self,
+        x: npt.ArrayLike,
+        r: npt.ArrayLike,
+        p: float = 2.0,
+        eps: float = 0,
+        workers: _Workers = 1,
+        return_sorted: Optional[bool] = None,
+        return_length: bool = False,
+    ) -> Any: ...
+    def query(
+        self,
+        x: npt.ArrayLike,
+        k: _K = 1,
+        eps: float = 0,
+        p: float = 2,
+        distance_upper_bound: float = ...,
+        workers: _Workers = 1,
+    ) -> Tuple[Any, Any]: ...

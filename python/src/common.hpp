@@ -1,0 +1,217 @@
+// quoct's Python module: what the binding files share. The Python package (python/quoct)
+// checks shapes and dtypes and hands these functions C-contiguous float64 arrays of the
+// right shape; everything here answers through quoct's C++ API with the GIL released.
+#ifndef QUOCT_PYTHON_COMMON_HPP
+#define QUOCT_PYTHON_COMMON_HPP
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <quoct/orthtree.hpp>
+#include <quoct/parallel.hpp>
+
+namespace quoct_py {
+
+namespace py = pybind11;
+
+/// Point ids: a tree holds fewer than 2^31 points.
+using id_type = std::uint32_t;
+/// A float64 array, C-contiguous (pybind11 copies anything else into one).
+using darray = py::array_t<double, py::array::c_style | py::array::forcecast>;
+/// The integer arrays handed back to Python.
+using iarray = py::array_t<std::int64_t>;
+
+/// The rows of an (m, D) float64 array as quoct points (a small copy: query points only;
+/// trees read their data straight from the array through the flat constructors).
+template <std::size_t D>
+std::vector<quoct::point<double, D>> points_of(const darray& a) {
+    const std::size_t m = static_cast<std::size_t>(a.shape(0));
+    const double* v = a.data();
+    std::vector<quoct::point<double, D>> out(m);
+    for (std::size_t i = 0; i < m; ++i)
+        for (std::size_t k = 0; k < D; ++k) out[i][k] = v[i * D + k];
+    return out;
+}
+
+/// Rows of ids, one per query.
+using rows_type = quoct::csr<id_type>;
+
+/// Sorts every row in increasing id order, on `threads` threads. Call without the GIL.
+inline void sort_rows(rows_type& rows, unsigned threads) {
+    quoct::parallel_for(rows.rows(), threads, [&](std::size_t i) {
+        std::sort(rows.values.begin() + static_cast<std::ptrdiff_t>(rows.offsets[i]),
+                  rows.values.begin() + static_cast<std::ptrdiff_t>(rows.offsets[i + 1]));
+    }, 256);
+}
+
+/// Python ints 0, 1, 2, ... made once per index and shared by every list it returns:
+/// a list entry is then a reference count increment, not an allocation (which costs
+/// more than the search itself for lists of hundreds of ids). Python ints are
+/// immutable, so sharing them is invisible. Every member needs the GIL.
+class int_cache {
+public:
+    /// Makes sure ints 0..n-1 exist.
+    void reserve(std::size_t n) {
+        if (!ints_) ints_ = py::list();
+        for (std::size_t i = static_cast<std::size_t>(PyList_GET_SIZE(ints_.ptr())); i < n; ++i) {
+            PyObject* v = PyLong_FromSize_t(i);
+            if (!v) throw py::error_already_set();
+            const int rc = PyList_Append(ints_.ptr(), v);
+            Py_DECREF(v);
+            if (rc != 0) throw py::error_already_set();
+        }
+    }
+    /// A new Python list of the ids in [first, last); each id must be below the reserved n.
+    PyObject* list(const id_type* first, const id_type* last) const {
+        PyObject* list = PyList_New(last - first);
+        if (!list) throw py::error_already_set();
+        PyObject** items = reinterpret_cast<PyListObject*>(list)->ob_item;
+        PyObject** ints = reinterpret_cast<PyListObject*>(ints_.ptr())->ob_item;
+        for (; first != last; ++first, ++items) {
+            PyObject* v = ints[*first];
+            Py_INCREF(v);
+            *items = v;
+        }
+        return list;
+    }
+
+private:
+    py::list ints_{0};
+};
+
+/// Keeps Python's cyclic garbage collector off while it lives. Making a hundred thousand
+/// lists would otherwise start a collection every few hundred of them, and each older-
+/// generation one walks every list made so far: most of the time of a big result went there.
+class gc_paused {
+public:
+    gc_paused() {
+#if PY_VERSION_HEX >= 0x030A0000
+        was_enabled_ = PyGC_Disable() != 0;
+#else
+        py::module_ gc = py::module_::import("gc");
+        was_enabled_ = gc.attr("isenabled")().cast<bool>();
+        gc.attr("disable")();
+#endif
+    }
+    ~gc_paused() {
+        if (!was_enabled_) return;
+#if PY_VERSION_HEX >= 0x030A0000
+        PyGC_Enable();
+#else
+        py::module_::import("gc").attr("enable")();
+#endif
+    }
+    gc_paused(const gc_paused&) = delete;
+    gc_paused& operator=(const gc_paused&) = delete;
+
+private:
+    bool was_enabled_ = false;
+};
+
+/// A 1-D numpy array of dtype object whose element i is row i as a Python list (the shape
+/// scipy's query_ball_point gives). Needs the GIL.
+inline py::array object_array_of_lists(const rows_type& rows, int_cache& ints, std::size_t id_bound) {
+    const std::size_t m = rows.rows();
+    ints.reserve(id_bound);
+    const gc_paused no_gc;
+    py::array out = py::module_::import("numpy").attr("empty")(m, py::arg("dtype") = "object");
+    auto** slot = static_cast<PyObject**>(out.mutable_data());
+    for (std::size_t i = 0; i < m; ++i) {
+        PyObject* list = ints.list(rows.values.data() + rows.offsets[i], rows.values.data() + rows.offsets[i + 1]);
+        Py_XDECREF(slot[i]);
+        slot[i] = list;
+    }
+    return out;
+}
+
+/// A Python list of Python lists, row i = row i of `rows`. Needs the GIL.
+inline py::list list_of_lists(const rows_type& rows, int_cache& ints, std::size_t id_bound) {
+    ints.reserve(id_bound);
+    const gc_paused no_gc;
+    py::list out(rows.rows());
+    for (std::size_t i = 0; i < rows.rows(); ++i)
+        PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(i),
+                        ints.list(rows.values.data() + rows.offsets[i], rows.values.data() + rows.offsets[i + 1]));
+    return out;
+}
+
+/// A 1-D int64 array of the values.
+template <class V>
+iarray int_array(const std::vector<V>& values) {
+    iarray out(static_cast<py::ssize_t>(values.size()));
+    std::int64_t* o = out.mutable_data();
+    for (std::size_t i = 0; i < values.size(); ++i) o[i] = static_cast<std::int64_t>(values[i]);
+    return out;
+}
+
+/// Checks a query array: m rows of D coordinates. The Python layer shapes it so; this
+/// guards the memory against a direct call to the private extension.
+inline std::size_t rows_of(const darray& x, std::size_t d, const char* what) {
+    if (x.ndim() != 2 || static_cast<std::size_t>(x.shape(1)) != d)
+        throw std::invalid_argument(std::string("quoct: ") + what + " must have shape (m, " + std::to_string(d) + ")");
+    return static_cast<std::size_t>(x.shape(0));
+}
+
+/// Balls of centres x (m, D) and radii r (m,).
+template <std::size_t D>
+std::vector<quoct::ball<double, D>> balls_of(const darray& x, const darray& r) {
+    const std::size_t m = rows_of(x, D, "x");
+    if (r.ndim() != 1 || static_cast<std::size_t>(r.shape(0)) != m)
+        throw std::invalid_argument("quoct: r must have one radius per query point");
+    const auto c = points_of<D>(x);
+    const double* rr = r.data();
+    std::vector<quoct::ball<double, D>> balls(m);
+    for (std::size_t i = 0; i < m; ++i) balls[i] = quoct::ball<double, D>{c[i], rr[i]};
+    return balls;
+}
+
+/// scipy's query result for k neighbours per point: distances (m, k), padded with inf,
+/// and ids (m, k), padded with `missing` (the number of points).
+struct knn_result {
+    py::array_t<double> distances;
+    iarray ids;
+};
+
+/// Fills a knn_result from rows of quoct::neighbor (squared distances). Keeps the first k
+/// of each row whose distance_sq is at most bound_sq. Needs the GIL (allocates arrays).
+template <class Rows>
+knn_result knn_arrays(const Rows& rows, std::size_t k, double bound_sq, std::size_t missing) {
+    const std::size_t m = rows.rows();
+    knn_result res{py::array_t<double>({m, k}), iarray({m, k})};
+    double* d = res.distances.mutable_data();
+    std::int64_t* ids = res.ids.mutable_data();
+    {
+        py::gil_scoped_release nogil;
+        for (std::size_t i = 0; i < m; ++i) {
+            const auto row = rows.row(i);
+            std::size_t j = 0;
+            for (; j < k && j < row.size() && row[j].distance_sq <= bound_sq; ++j) {
+                d[i * k + j] = std::sqrt(row[j].distance_sq);
+                ids[i * k + j] = static_cast<std::int64_t>(row[j].id);
+            }
+            for (; j < k; ++j) {
+                d[i * k + j] = std::numeric_limits<double>::infinity();
+                ids[i * k + j] = static_cast<std::int64_t>(missing);
+            }
+        }
+    }
+    return res;
+}
+
+void bind_tree(py::module_& m);
+void bind_dynamic(py::module_& m);
+void bind_geo(py::module_& m);
+
+}  // namespace quoct_py
+
+#endif  // QUOCT_PYTHON_COMMON_HPP

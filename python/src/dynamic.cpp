@@ -1,0 +1,179 @@
+// quoct._core.DynamicD (D = 1..4): quoct::dynamic_orthtree behind quoct.DynamicTree.
+//
+// Queries run without the GIL, so a Python thread may mutate while another queries: a
+// shared mutex lets queries run together and each mutation alone (the GIL is released
+// before waiting on it, so the two locks never wait on each other).
+#include <mutex>
+#include <shared_mutex>
+
+#include <quoct/dynamic.hpp>
+
+#include "common.hpp"
+
+namespace quoct_py {
+namespace {
+
+template <std::size_t D>
+class dynamic_core {
+public:
+    using index_type = quoct::dynamic_orthtree<double, D, id_type>;
+    using point_type = quoct::point<double, D>;
+
+    dynamic_core(const darray& data, std::size_t leafsize) {
+        const std::size_t n = rows_of(data, D, "data");
+        quoct::dynamic_options options;
+        options.tree.leaf_size = leafsize;
+        const double* pts = data.data();  // n rows of D coordinates: the flat constructor
+        py::gil_scoped_release nogil;
+        index_ = index_type(pts, n, options);
+    }
+
+    std::size_t size() const {
+        py::gil_scoped_release nogil;
+        std::shared_lock<std::shared_mutex> lock(mutex_);
+        return index_.size();
+    }
+    std::size_t id_bound() const {
+        py::gil_scoped_release nogil;
+        std::shared_lock<std::shared_mutex> lock(mutex_);
+        return index_.id_bound();
+    }
+    bool contains(std::int64_t id) const {
+        if (id < 0 || static_cast<std::uint64_t>(id) > std::numeric_limits<id_type>::max()) return false;
+        py::gil_scoped_release nogil;
+        std::shared_lock<std::shared_mutex> lock(mutex_);
+        return index_.contains(static_cast<id_type>(id));
+    }
+    py::array_t<double> point(std::int64_t id) const {
+        point_type p;
+        {
+            py::gil_scoped_release nogil;
+            std::shared_lock<std::shared_mutex> lock(mutex_);
+            p = index_.point(checked_id(id));
+        }
+        py::array_t<double> out(static_cast<py::ssize_t>(D));
+        for (std::size_t a = 0; a < D; ++a) out.mutable_data()[a] = p[a];
+        return out;
+    }
+
+    std::size_t insert(const darray& p) {
+        const point_type q = one_point(p);
+        py::gil_scoped_release nogil;
+        std::unique_lock<std::shared_mutex> lock(mutex_);
+        return index_.insert(q);
+    }
+    bool erase(std::int64_t id) {
+        if (id < 0 || static_cast<std::uint64_t>(id) > std::numeric_limits<id_type>::max()) return false;
+        py::gil_scoped_release nogil;
+        std::unique_lock<std::shared_mutex> lock(mutex_);
+        return index_.erase(static_cast<id_type>(id));
+    }
+    void move(std::int64_t id, const darray& p) {
+        const point_type q = one_point(p);
+        py::gil_scoped_release nogil;
+        std::unique_lock<std::shared_mutex> lock(mutex_);
+        index_.move(checked_id(id), q);
+    }
+    void move_all(const darray& points) {
+        const std::size_t n = rows_of(points, D, "points");
+        const double* v = points.data();
+        py::gil_scoped_release nogil;
+        std::unique_lock<std::shared_mutex> lock(mutex_);
+        index_.move_all(v, n);
+    }
+    void rebuild() {
+        py::gil_scoped_release nogil;
+        std::unique_lock<std::shared_mutex> lock(mutex_);
+        index_.rebuild();
+    }
+
+    py::array ball(const darray& x, const darray& r, unsigned threads, bool sorted) const {
+        const auto balls = balls_of<D>(x, r);
+        rows_type rows;
+        std::size_t bound = 0;
+        {
+            py::gil_scoped_release nogil;
+            std::shared_lock<std::shared_mutex> lock(mutex_);
+            rows = quoct::batch_query(index_, balls.data(), balls.size(), threads);
+            bound = index_.id_bound();
+            if (sorted) sort_rows(rows, threads);
+        }
+        return object_array_of_lists(rows, ints_, bound);
+    }
+
+    iarray ball_count(const darray& x, const darray& r, unsigned threads) const {
+        const auto balls = balls_of<D>(x, r);
+        std::vector<std::size_t> counts;
+        {
+            py::gil_scoped_release nogil;
+            std::shared_lock<std::shared_mutex> lock(mutex_);
+            counts = quoct::batch_count(index_, balls.data(), balls.size(), threads);
+        }
+        return int_array(counts);
+    }
+
+    py::tuple knn(const darray& x, std::size_t k, double bound, unsigned threads) const {
+        rows_of(x, D, "x");
+        const auto pts = points_of<D>(x);
+        quoct::csr<quoct::neighbor<double, id_type>> rows;
+        std::size_t missing = 0;
+        {
+            py::gil_scoped_release nogil;
+            std::shared_lock<std::shared_mutex> lock(mutex_);
+            rows = quoct::batch_nearest(index_, pts.data(), pts.size(), k, threads);
+            missing = index_.id_bound();
+        }
+        knn_result res = knn_arrays(rows, k, bound * bound, missing);
+        return py::make_tuple(res.distances, res.ids);
+    }
+
+private:
+    static point_type one_point(const darray& p) {
+        if (p.ndim() != 1 || static_cast<std::size_t>(p.shape(0)) != D)
+            throw std::invalid_argument("quoct: a point must have shape (" + std::to_string(D) + ",)");
+        point_type q;
+        for (std::size_t a = 0; a < D; ++a) q[a] = p.data()[a];
+        return q;
+    }
+    // An id the index might hold; anything else is reported as not live, as the index would.
+    static id_type checked_id(std::int64_t id) {
+        if (id < 0 || static_cast<std::uint64_t>(id) > std::numeric_limits<id_type>::max())
+            throw std::out_of_range("quoct: id " + std::to_string(id) + " is not a live point");
+        return static_cast<id_type>(id);
+    }
+
+    index_type index_;
+    mutable std::shared_mutex mutex_;
+    mutable int_cache ints_;  // ids as Python ints (touched with the GIL only)
+};
+
+template <std::size_t D>
+void bind_dynamic_d(py::module_& m) {
+    using core = dynamic_core<D>;
+    const std::string name = "Dynamic" + std::to_string(D);
+    py::class_<core>(m, name.c_str(), "The compiled index behind quoct.DynamicTree (private; use quoct.DynamicTree).")
+        .def(py::init<const darray&, std::size_t>(), py::arg("data"), py::arg("leafsize"))
+        .def_property_readonly("size", &core::size)
+        .def_property_readonly("id_bound", &core::id_bound)
+        .def("contains", &core::contains, py::arg("id"))
+        .def("point", &core::point, py::arg("id"))
+        .def("insert", &core::insert, py::arg("p"))
+        .def("erase", &core::erase, py::arg("id"))
+        .def("move", &core::move, py::arg("id"), py::arg("p"))
+        .def("move_all", &core::move_all, py::arg("points"))
+        .def("rebuild", &core::rebuild)
+        .def("ball", &core::ball, py::arg("x"), py::arg("r"), py::arg("threads"), py::arg("sorted"))
+        .def("ball_count", &core::ball_count, py::arg("x"), py::arg("r"), py::arg("threads"))
+        .def("knn", &core::knn, py::arg("x"), py::arg("k"), py::arg("bound"), py::arg("threads"));
+}
+
+}  // namespace
+
+void bind_dynamic(py::module_& m) {
+    bind_dynamic_d<1>(m);
+    bind_dynamic_d<2>(m);
+    bind_dynamic_d<3>(m);
+    bind_dynamic_d<4>(m);
+}
+
+}  // namespace quoct_py

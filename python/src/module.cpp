@@ -1,0 +1,31 @@
+// quoct._core: the compiled half of the Python package quoct (python/quoct). The classes
+// here are private; the package's Tree, DynamicTree and geo.Index check their arguments,
+// give them scipy's shapes, and call these.
+//
+// Errors: quoct's std::invalid_argument and std::length_error reach Python as ValueError
+// (pybind11's own translation), std::out_of_range as IndexError, and quoct::io::parse_error
+// (a WKT polygon that cannot be read) as ValueError.
+#include <quoct/io/csv.hpp>
+
+#include "common.hpp"
+
+#ifndef QUOCT_VERSION
+#define QUOCT_VERSION "0.0.0"
+#endif
+
+namespace py = pybind11;
+
+PYBIND11_MODULE(_core, m) {
+    m.doc() = "quoct's compiled extension (private: import quoct instead).";
+    m.attr("__version__") = QUOCT_VERSION;
+    py::register_exception_translator([](std::exception_ptr p) {
+        try {
+            if (p) std::rethrow_exception(p);
+        } catch (const quoct::io::parse_error& e) {
+            PyErr_SetString(PyExc_ValueError, e.what());
+        }
+    });
+    quoct_py::bind_tree(m);
+    quoct_py::bind_dynamic(m);
+    quoct_py::bind_geo(m);
+}

@@ -1,0 +1,193 @@
+// quoct._core.TreeD (D = 1..4): the static tree behind quoct.Tree, plain or periodic.
+#include <cmath>
+#include <memory>
+#include <optional>
+
+#include <quoct/pairs.hpp>
+#include <quoct/periodic.hpp>
+
+#include "common.hpp"
+
+namespace quoct_py {
+namespace {
+
+template <std::size_t D>
+class tree_core {
+public:
+    using tree_type = quoct::orthtree<double, D, id_type>;
+    using periodic_type = quoct::periodic_orthtree<double, D, id_type>;
+    using point_type = quoct::point<double, D>;
+    using ball_type = quoct::ball<double, D>;
+
+    // boxsize: empty for an ordinary tree, else D lengths (0: that axis does not wrap).
+    tree_core(const darray& data, std::size_t leafsize, const darray& boxsize) {
+        const std::size_t n = rows_of(data, D, "data");
+        quoct::build_options options;
+        options.leaf_size = leafsize;
+        const double* pts = data.data();  // n rows of D coordinates: the flat constructors
+        if (boxsize.size() == 0) {
+            py::gil_scoped_release nogil;
+            plain_.emplace(pts, n, options);
+            return;
+        }
+        if (boxsize.ndim() != 1 || static_cast<std::size_t>(boxsize.shape(0)) != D)
+            throw std::invalid_argument("quoct: boxsize must have one length per dimension");
+        quoct::periodic_domain<double, D> domain;
+        for (std::size_t a = 0; a < D; ++a) domain.length[a] = boxsize.data()[a];
+        py::gil_scoped_release nogil;
+        periodic_.emplace(domain, pts, n, options);
+    }
+
+    std::size_t n() const noexcept { return base().size(); }
+    std::size_t node_count() const noexcept { return base().node_count(); }
+    bool periodic() const noexcept { return periodic_.has_value(); }
+    py::array_t<double> mins() const { return corner(base().bounds().lo); }
+    py::array_t<double> maxes() const { return corner(base().bounds().hi); }
+
+    // Ids within r[i] of x[i], one Python list per query, as a 1-D object array.
+    py::array ball(const darray& x, const darray& r, unsigned threads, bool sorted) const {
+        auto balls = balls_of<D>(x, r);
+        rows_type rows;
+        {
+            py::gil_scoped_release nogil;
+            wrap_centres(balls);
+            rows = periodic_ ? quoct::batch_query(*periodic_, balls.data(), balls.size(), threads)
+                             : quoct::batch_query(*plain_, balls.data(), balls.size(), threads);
+            if (sorted) sort_rows(rows, threads);
+        }
+        return object_array_of_lists(rows, ints_, n());
+    }
+
+    iarray ball_count(const darray& x, const darray& r, unsigned threads) const {
+        auto balls = balls_of<D>(x, r);
+        std::vector<std::size_t> counts;
+        {
+            py::gil_scoped_release nogil;
+            wrap_centres(balls);
+            counts = periodic_ ? quoct::batch_count(*periodic_, balls.data(), balls.size(), threads)
+                               : quoct::batch_count(*plain_, balls.data(), balls.size(), threads);
+        }
+        return int_array(counts);
+    }
+
+    // The k nearest of each x[i] within distance `bound`, closest first.
+    py::tuple knn(const darray& x, std::size_t k, double bound, unsigned threads) const {
+        if (periodic_) throw std::invalid_argument("quoct: query (k nearest) is not available with boxsize");
+        rows_of(x, D, "x");
+        const auto pts = points_of<D>(x);
+        quoct::csr<quoct::neighbor<double, id_type>> rows;
+        {
+            py::gil_scoped_release nogil;
+            rows = quoct::batch_nearest(*plain_, pts.data(), pts.size(), k, threads);
+        }
+        knn_result res = knn_arrays(rows, k, bound * bound, n());
+        return py::make_tuple(res.distances, res.ids);
+    }
+
+    // Every pair (i, j), i < j, within r, sorted, as an (m, 2) int64 array.
+    iarray pairs(double r, unsigned threads) const {
+        std::vector<std::pair<id_type, id_type>> found;
+        {
+            py::gil_scoped_release nogil;
+            found = periodic_ ? quoct::pairs_within(*periodic_, r, threads) : quoct::pairs_within(*plain_, r, threads);
+        }
+        iarray out({found.size(), std::size_t{2}});
+        std::int64_t* o = out.mutable_data();
+        for (std::size_t i = 0; i < found.size(); ++i) {
+            o[2 * i] = found[i].first;
+            o[2 * i + 1] = found[i].second;
+        }
+        return out;
+    }
+
+    // Row i: the ids of other's points within r of our point i, increasing. The distance
+    // is other's (minimum image when other is periodic).
+    py::list ball_tree(const tree_core& other, double r, unsigned threads) const {
+        rows_type rows;
+        {
+            py::gil_scoped_release nogil;
+            rows = other.periodic_ ? quoct::neighbor_lists(base(), *other.periodic_, r, threads)
+                                   : quoct::neighbor_lists(base(), *other.plain_, r, threads);
+        }
+        return list_of_lists(rows, other.ints_, other.n());
+    }
+
+    // counts[t]: pairs (i of ours, j of other's) within radii[t]; radii must be increasing.
+    iarray count_pairs(const tree_core& other, const darray& radii) const {
+        if (radii.ndim() != 1) throw std::invalid_argument("quoct: radii must be 1-D");
+        const std::size_t nr = static_cast<std::size_t>(radii.shape(0));
+        std::vector<double> r_sq(nr);
+        for (std::size_t t = 0; t < nr; ++t) {
+            const double r = radii.data()[t];
+            if (!(r >= 0)) throw std::invalid_argument("quoct: radius is NaN or negative");
+            if (t > 0 && r < radii.data()[t - 1]) throw std::invalid_argument("quoct: radii must be increasing");
+            r_sq[t] = r * r;
+        }
+        std::vector<std::size_t> counts(nr, 0);
+        if (nr > 0) {
+            py::gil_scoped_release nogil;
+            // Each pair falls in the first radius that holds it; the sums make it cumulative.
+            std::vector<std::size_t> first(nr + 1, 0);
+            const auto tally = [&](id_type, id_type, double d2) {
+                ++first[static_cast<std::size_t>(std::lower_bound(r_sq.begin(), r_sq.end(), d2) - r_sq.begin())];
+            };
+            if (other.periodic_) quoct::for_each_pair_within(base(), *other.periodic_, radii.data()[nr - 1], tally);
+            else quoct::for_each_pair_within(base(), *other.plain_, radii.data()[nr - 1], tally);
+            std::size_t sum = 0;
+            for (std::size_t t = 0; t < nr; ++t) counts[t] = sum += first[t];
+        }
+        return int_array(counts);
+    }
+
+private:
+    const tree_type& base() const noexcept { return periodic_ ? periodic_->base() : *plain_; }
+
+    // scipy wraps query points into a periodic box; a NaN or infinite centre is left for
+    // the query to refuse.
+    void wrap_centres(std::vector<ball_type>& balls) const noexcept {
+        if (!periodic_) return;
+        for (auto& b : balls)
+            if (quoct::is_finite(b.center)) b.center = periodic_->domain().wrap(b.center);
+    }
+
+    static py::array_t<double> corner(const point_type& p) {
+        py::array_t<double> out(static_cast<py::ssize_t>(D));
+        for (std::size_t a = 0; a < D; ++a) out.mutable_data()[a] = p[a];
+        return out;
+    }
+
+    std::optional<tree_type> plain_;
+    std::optional<periodic_type> periodic_;
+    mutable int_cache ints_;  // the ids as Python ints, made at the first list result
+};
+
+template <std::size_t D>
+void bind_tree_d(py::module_& m) {
+    using core = tree_core<D>;
+    const std::string name = "Tree" + std::to_string(D);
+    py::class_<core>(m, name.c_str(), "The compiled tree behind quoct.Tree (private; use quoct.Tree).")
+        .def(py::init<const darray&, std::size_t, const darray&>(), py::arg("data"), py::arg("leafsize"),
+             py::arg("boxsize"))
+        .def_property_readonly("n", &core::n)
+        .def_property_readonly("node_count", &core::node_count)
+        .def_property_readonly("periodic", &core::periodic)
+        .def_property_readonly("mins", &core::mins)
+        .def_property_readonly("maxes", &core::maxes)
+        .def("ball", &core::ball, py::arg("x"), py::arg("r"), py::arg("threads"), py::arg("sorted"))
+        .def("ball_count", &core::ball_count, py::arg("x"), py::arg("r"), py::arg("threads"))
+        .def("knn", &core::knn, py::arg("x"), py::arg("k"), py::arg("bound"), py::arg("threads"))
+        .def("pairs", &core::pairs, py::arg("r"), py::arg("threads"))
+        .def("ball_tree", &core::ball_tree, py::arg("other"), py::arg("r"), py::arg("threads"))
+        .def("count_pairs", &core::count_pairs, py::arg("other"), py::arg("radii"));
+}
+
+}  // namespace
+
+void bind_tree(py::module_& m) {
+    bind_tree_d<1>(m);
+    bind_tree_d<2>(m);
+    bind_tree_d<3>(m);
+    bind_tree_d<4>(m);
+}
+
+}  // namespace quoct_py

@@ -1,0 +1,172 @@
+"""quoct.DynamicTree against brute force over the live points, and quoct.geo.Index
+against brute force over quoct.geo.distance (the predicate it documents) and the
+haversine formula."""
+
+import csv
+
+import numpy as np
+import pytest
+
+import quoct
+from conftest import brute_ball, brute_knn, data_dir
+
+
+@pytest.mark.parametrize("m", [2, 3])
+def test_dynamic_tree_equals_brute_force_over_live_points(rng, m):
+    pts = rng.random((400, m))
+    dyn = quoct.DynamicTree(pts, leafsize=8)
+    live = {i: pts[i].copy() for i in range(len(pts))}
+    for step in range(600):
+        op = rng.integers(3)
+        if op == 0:
+            p = rng.random(m)
+            expected = dyn.id_bound
+            i = dyn.insert(p)
+            assert i == expected and dyn.id_bound == expected + 1
+            live[i] = p
+        elif op == 1 and live:
+            i = int(rng.choice(list(live)))
+            assert dyn.erase(i)
+            del live[i]
+            assert not dyn.erase(i)
+        elif live:
+            i = int(rng.choice(list(live)))
+            p = rng.random(m)
+            dyn.move(i, p)
+            live[i] = p
+        if step % 100 == 0:
+            check_dynamic(dyn, live, rng, m)
+    check_dynamic(dyn, live, rng, m)
+
+
+def check_dynamic(dyn, live, rng, m):
+    ids = np.array(sorted(live), dtype=np.int64)
+    coords = np.array([live[i] for i in ids]).reshape(-1, m)
+    assert dyn.n == len(live) == len(dyn)
+    x = rng.random((20, m))
+    rows = dyn.query_ball_point(x, 0.15, return_sorted=True)
+    for c, row in zip(x, rows):
+        assert row == ids[brute_ball(coords, c, 0.15)].tolist()
+    d, i = dyn.query(x, k=5)
+    for row in range(len(x)):
+        bd, bi = brute_knn(coords, x[row], 5)
+        np.testing.assert_array_equal(d[row], bd)
+        bi = np.where(bi < len(coords), ids[np.minimum(bi, len(coords) - 1)], dyn.id_bound)
+        np.testing.assert_array_equal(i[row], bi)
+    some = int(ids[0])
+    np.testing.assert_array_equal(dyn.point(some), live[some])
+    assert some in dyn
+
+
+def test_dynamic_move_all_equals_brute_force(rng):
+    pts = rng.random((300, 3))
+    dyn = quoct.DynamicTree(pts)
+    dyn.erase(5)
+    new = rng.random((300, 3))
+    new[5] = np.nan  # an erased id's row is not read
+    dyn.move_all(new)
+    live = {i: new[i] for i in range(300) if i != 5}
+    check_dynamic(dyn, live, rng, 3)
+    bad = new.copy()
+    bad[7, 0] = np.inf
+    with pytest.raises(ValueError, match="7"):
+        dyn.move_all(bad)
+    with pytest.raises(ValueError):
+        dyn.move_all(new[:10])
+    check_dynamic(dyn, live, rng, 3)
+
+
+def test_dynamic_tree_errors_leave_it_unchanged(rng):
+    pts = rng.random((50, 3))
+    dyn = quoct.DynamicTree(pts)
+    before = dyn.query_ball_point(pts[:5], 0.3, return_sorted=True)
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        dyn.insert([0.1, np.nan, 0.2])
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        dyn.move(3, [np.inf, 0.0, 0.0])
+    with pytest.raises(ValueError, match=r"shape \(3,\)"):
+        dyn.insert([0.1, 0.2])
+    with pytest.raises(IndexError, match="not a live point"):
+        dyn.move(50, [0.0, 0.0, 0.0])
+    with pytest.raises(IndexError, match="not a live point"):
+        dyn.point(-1)
+    assert not dyn.erase(10**12)
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        quoct.DynamicTree(np.array([[0.0, np.nan]]))
+    assert dyn.n == 50 and dyn.id_bound == 50
+    after = dyn.query_ball_point(pts[:5], 0.3, return_sorted=True)
+    assert [list(a) for a in before] == [list(b) for b in after]
+
+
+def read_cities():
+    lon, lat = [], []
+    with open(data_dir() / "cities.csv", newline="", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            lon.append(float(row["lon"]))
+            lat.append(float(row["lat"]))
+    return np.array(lon), np.array(lat)
+
+
+@pytest.fixture(scope="module")
+def cities():
+    lon, lat = read_cities()
+    return lon, lat, quoct.geo.Index(lon, lat)
+
+
+def haversine_km(lon1, lat1, lon2, lat2):
+    p1, p2 = np.radians(lat1), np.radians(lat2)
+    dl, dp = np.radians(lon2 - lon1), p2 - p1
+    a = np.sin(dp / 2) ** 2 + np.cos(p1) * np.cos(p2) * np.sin(dl / 2) ** 2
+    return 2 * quoct.geo.EARTH_RADIUS_KM * np.arcsin(np.sqrt(a))
+
+
+def test_geo_distance_matches_haversine(rng):
+    lon1, lon2 = rng.uniform(-180, 180, (2, 1000))
+    lat1, lat2 = rng.uniform(-80, 80, (2, 1000))
+    np.testing.assert_allclose(quoct.geo.distance(lon1, lat1, lon2, lat2), haversine_km(lon1, lat1, lon2, lat2), atol=1e-6)
+    assert quoct.geo.distance(0, 0, 0, 0) == 0.0
+    assert isinstance(quoct.geo.distance(0, 0, 1, 1), float)
+
+
+def test_geo_within_and_nearest_equal_brute_force(cities, rng):
+    lon, lat, g = cities
+    assert g.n == len(lon)
+    for j in rng.integers(len(lon), size=25):
+        d = quoct.geo.distance(lon[j], lat[j], lon, lat)
+        for km in [0.0, 10.0, 80.0]:
+            np.testing.assert_array_equal(g.within(lon[j], lat[j], km), np.nonzero(d <= km)[0])
+        # A radius that is exactly some city's distance: that city is in.
+        edge = float(np.sort(d)[40])
+        assert set(np.nonzero(d == edge)[0]) <= set(g.within(lon[j], lat[j], edge).tolist())
+        km, ids = g.nearest(lon[j], lat[j], k=8)
+        order = np.lexsort((np.arange(len(d)), d))[:8]
+        np.testing.assert_array_equal(ids, order)
+        np.testing.assert_array_equal(km, d[order])
+    counts = g.count_within(lon[:300], lat[:300], 50.0, workers=-1)
+    assert counts.shape == (300,)
+    assert counts[7] == len(g.within(lon[7], lat[7], 50.0))
+
+
+def test_geo_box_and_polygon(cities):
+    lon, lat, g = cities
+    inside = (lon >= 0) & (lon <= 10) & (lat >= 40) & (lat <= 50)
+    np.testing.assert_array_equal(g.box(0, 40, 10, 50), np.nonzero(inside)[0])
+    np.testing.assert_array_equal(g.polygon("POLYGON((0 40, 10 40, 10 50, 0 50, 0 40))"), np.nonzero(inside)[0])
+    across = (lon >= 170) | (lon <= -170)
+    band = across & (lat >= -50) & (lat <= -10)
+    np.testing.assert_array_equal(g.box(170, -50, -170, -10), np.nonzero(band)[0])
+    assert band.sum() > 0
+    with pytest.raises(ValueError, match="invalid WKT"):
+        g.polygon("POLYGON((0 40, 10")
+    with pytest.raises(ValueError, match="latitude"):
+        g.within(0.0, 91.0, 10.0)
+    with pytest.raises(ValueError, match="negative"):
+        g.within(0.0, 0.0, -1.0)
+    with pytest.raises(ValueError, match="south > north"):
+        g.box(0, 50, 10, 40)
+    with pytest.raises(ValueError, match="k must be"):
+        g.nearest(0.0, 0.0, k=0)
+    with pytest.raises(ValueError, match="point 1 is not"):
+        quoct.geo.Index([0.0, 200.0], [0.0, 0.0])
+    with pytest.raises(ValueError, match="one length"):
+        quoct.geo.Index([0.0, 1.0], [0.0])

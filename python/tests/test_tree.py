@@ -1,0 +1,291 @@
+"""quoct.Tree against scipy.spatial.cKDTree and brute force on the same float64 data."""
+
+import numpy as np
+import pytest
+from scipy.spatial import cKDTree
+
+import quoct
+from conftest import brute_ball, brute_knn, dist_sq, lattice
+
+DIMS = [1, 2, 3, 4]
+
+
+def same_lists(a, b):
+    assert len(a) == len(b)
+    for x, y in zip(a, b):
+        assert sorted(x) == sorted(y)
+
+
+@pytest.mark.parametrize("m", DIMS)
+def test_ball_point_equals_ckdtree(rng, m):
+    pts = rng.random((3000, m))
+    x = np.concatenate([rng.random((200, m)), pts[:50]])
+    t, k = quoct.Tree(pts, leafsize=8), cKDTree(pts)
+    r = {1: 0.005, 2: 0.05, 3: 0.12, 4: 0.25}[m]  # about 20 to 30 points a ball
+    ours = t.query_ball_point(x, r, return_sorted=True)
+    assert ours.dtype == object and ours.shape == (len(x),)
+    theirs = k.query_ball_point(x, r, return_sorted=True)
+    assert [list(v) for v in ours] == [list(v) for v in theirs]
+    lengths = t.query_ball_point(x, r, return_length=True)
+    np.testing.assert_array_equal(lengths, k.query_ball_point(x, r, return_length=True))
+    assert lengths.sum() > len(x)  # not vacuous
+
+
+@pytest.mark.parametrize("m", [2, 3])
+def test_ball_point_radius_array_broadcast(rng, m):
+    pts = rng.random((2000, m))
+    x = rng.random((6, 5, m))
+    r = rng.random((6, 5)) * 0.2
+    t, k = quoct.Tree(pts), cKDTree(pts)
+    ours = t.query_ball_point(x, r)
+    assert ours.shape == (6, 5)
+    theirs = k.query_ball_point(x, r)
+    same_lists(ours.ravel(), theirs.ravel())
+    # r of shape (5,) broadcast against the (6, 5) leading shape
+    r5 = np.linspace(0.01, 0.2, 5)
+    same_lists(t.query_ball_point(x, r5).ravel(), k.query_ball_point(x, r5).ravel())
+    np.testing.assert_array_equal(t.query_ball_point(x, r5, return_length=True), k.query_ball_point(x, r5, return_length=True))
+
+
+@pytest.mark.parametrize("m", [2, 3, 4])
+def test_lattice_points_exactly_on_the_sphere(m):
+    pts = lattice(m, 5 if m < 4 else 3)
+    t, k = quoct.Tree(pts, leafsize=4), cKDTree(pts)
+    centres = pts[:: max(1, len(pts) // 60)]
+    for r in [0.0, 1.0, 2.0, 3.0, 5.0, np.sqrt(2.0), np.sqrt(3.0)]:
+        ours = t.query_ball_point(centres, r, return_sorted=True)
+        for c, row in zip(centres, ours):
+            assert row == brute_ball(pts, c, r)
+        same_lists(ours, k.query_ball_point(centres, r))
+    # The boundary is really tested: points at exactly distance 3 ((3, 0, ...), (2, 2, 1, ...)) exist.
+    origin = np.zeros(m)
+    on_sphere = np.nonzero(dist_sq(pts, origin) == 9.0)[0]
+    assert len(on_sphere) > 0
+    assert set(on_sphere) <= set(t.query_ball_point(origin, 3.0))
+    assert not set(on_sphere) & set(t.query_ball_point(origin, np.nextafter(3.0, 0)))
+
+
+@pytest.mark.parametrize("m", DIMS)
+def test_query_knn_equals_ckdtree_and_brute_force(rng, m):
+    pts = rng.random((2000, m))
+    x = rng.random((100, m))
+    t, k = quoct.Tree(pts), cKDTree(pts)
+    for kk in [1, 10]:
+        d, i = t.query(x, k=kk)
+        dk, ik = k.query(x, k=kk)
+        assert d.shape == dk.shape and i.shape == ik.shape
+        np.testing.assert_array_equal(d, dk)  # bit for bit
+        np.testing.assert_array_equal(i, ik)
+        for row in range(0, len(x), 17):
+            bd, bi = brute_knn(pts, x[row], kk)
+            np.testing.assert_array_equal(np.atleast_1d(d[row]), bd)
+            np.testing.assert_array_equal(np.atleast_1d(i[row]), bi)
+
+
+def test_query_shapes_like_scipy(rng):
+    pts = rng.random((500, 3))
+    t, k = quoct.Tree(pts), cKDTree(pts)
+    cases = [
+        (pts[0], 1),
+        (pts[0], 4),
+        (pts[:7], 1),
+        (pts[:7], 3),
+        (pts[:12].reshape(3, 4, 3), 2),
+        (pts[:7], [1, 3, 5]),
+        (pts[0], [2]),
+    ]
+    for x, kk in cases:
+        d, i = t.query(x, k=kk)
+        dk, ik = k.query(x, k=kk)
+        assert np.shape(d) == np.shape(dk) and np.shape(i) == np.shape(ik), (np.shape(x), kk)
+        np.testing.assert_array_equal(d, dk)
+        np.testing.assert_array_equal(i, ik)
+    d, i = t.query(pts[3])
+    assert d == 0.0 and i == 3
+
+
+def test_query_pads_with_inf_and_n(rng):
+    pts = rng.random((5, 2))
+    t, k = quoct.Tree(pts), cKDTree(pts)
+    d, i = t.query(pts[:3], k=8)
+    dk, ik = k.query(pts[:3], k=8)
+    np.testing.assert_array_equal(d, dk)
+    np.testing.assert_array_equal(i, ik)
+    assert np.isinf(d[:, 5:]).all() and (i[:, 5:] == 5).all()
+
+
+def test_distance_upper_bound_is_closed(rng):
+    pts = lattice(3, 3)
+    t = quoct.Tree(pts)
+    centre = np.zeros(3)
+    d, i = t.query(centre, k=10, distance_upper_bound=1.0)
+    bd, bi = brute_knn(pts, centre, 10, bound=1.0)
+    np.testing.assert_array_equal(d, bd)
+    np.testing.assert_array_equal(i, bi)
+    assert (d == 1.0).sum() == 6  # the six unit neighbours, at exactly the bound
+    # cKDTree's bound is open: just above 1 it takes what quoct's takes at 1 (its order
+    # among the ties is its own).
+    dk, ik = cKDTree(pts).query(centre, k=10, distance_upper_bound=np.nextafter(1.0, 2.0))
+    np.testing.assert_array_equal(d, dk)
+    assert sorted(zip(d, i)) == sorted(zip(dk, ik))
+    # Random data has no point at the bound: the same answer as cKDTree.
+    pts = rng.random((3000, 3))
+    x = rng.random((50, 3))
+    ours = quoct.Tree(pts).query(x, k=16, distance_upper_bound=0.05)
+    theirs = cKDTree(pts).query(x, k=16, distance_upper_bound=0.05)
+    np.testing.assert_array_equal(ours[0], theirs[0])
+    np.testing.assert_array_equal(ours[1], theirs[1])
+
+
+def test_ties_by_smaller_index():
+    pts = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0], [0.0, 1.0], [2.0, 0.0]])
+    t = quoct.Tree(pts)
+    d, i = t.query([0.0, 0.0], k=3)
+    np.testing.assert_array_equal(i, [0, 1, 2])
+    np.testing.assert_array_equal(d, [1.0, 1.0, 1.0])
+    d, i = t.query([0.0, 1.0], k=2)
+    np.testing.assert_array_equal(i, [1, 4])  # duplicates, both at 0
+
+
+@pytest.mark.parametrize("m", [1, 2, 3])
+def test_query_pairs_equals_ckdtree(rng, m):
+    pts = np.concatenate([rng.random((1500, m)), rng.random((20, m))[[0, 0, 1, 1]]])  # with duplicates
+    t, k = quoct.Tree(pts), cKDTree(pts)
+    for r in [0.0, 0.02, 0.08]:
+        assert t.query_pairs(r) == k.query_pairs(r)
+        arr = t.query_pairs(r, output_type="ndarray")
+        theirs = k.query_pairs(r, output_type="ndarray")
+        theirs = theirs[np.lexsort((theirs[:, 1], theirs[:, 0]))]
+        assert arr.shape == theirs.shape and arr.dtype == np.int64
+        np.testing.assert_array_equal(arr, theirs)
+    assert len(t.query_pairs(0.0)) >= 2
+
+
+def test_query_pairs_on_lattice_boundary():
+    pts = lattice(2, 6)
+    t, k = quoct.Tree(pts), cKDTree(pts)
+    for r in [1.0, 5.0]:
+        assert t.query_pairs(r) == k.query_pairs(r)
+
+
+@pytest.mark.parametrize("m", [2, 3])
+def test_count_neighbors_equals_ckdtree(rng, m):
+    a, b = rng.random((800, m)), rng.random((600, m))
+    ta, tb, ka, kb = quoct.Tree(a), quoct.Tree(b), cKDTree(a), cKDTree(b)
+    assert ta.count_neighbors(tb, 0.1) == ka.count_neighbors(kb, 0.1)
+    assert isinstance(ta.count_neighbors(tb, 0.1), int)
+    r = np.array([0.0, 0.05, 0.2, 0.1, 0.3])
+    np.testing.assert_array_equal(ta.count_neighbors(tb, r), ka.count_neighbors(kb, r))
+    np.testing.assert_array_equal(ta.count_neighbors(ta, r), ka.count_neighbors(ka, r))
+    edges = np.array([0.05, 0.1, 0.1, 0.3])
+    np.testing.assert_array_equal(
+        ta.count_neighbors(tb, edges, cumulative=False), ka.count_neighbors(kb, edges, cumulative=False)
+    )
+
+
+def test_count_neighbors_on_lattice():
+    pts = lattice(3, 3)
+    t, k = quoct.Tree(pts), cKDTree(pts)
+    r = np.array([1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(t.count_neighbors(t, r), k.count_neighbors(k, r))
+
+
+@pytest.mark.parametrize("m", [2, 3])
+def test_query_ball_tree_equals_ckdtree(rng, m):
+    a, b = rng.random((500, m)), rng.random((700, m))
+    ours = quoct.Tree(a).query_ball_tree(quoct.Tree(b), 0.1)
+    theirs = cKDTree(a).query_ball_tree(cKDTree(b), 0.1)
+    assert isinstance(ours, list) and len(ours) == 500
+    same_lists(ours, theirs)
+    assert all(row == sorted(row) for row in ours)
+
+
+def test_attributes_like_ckdtree(rng):
+    pts = rng.random((1000, 3)) * [1, 2, 3]
+    t, k = quoct.Tree(pts), cKDTree(pts)
+    assert (t.n, t.m) == (k.n, k.m) == (1000, 3)
+    np.testing.assert_array_equal(t.mins, k.mins)
+    np.testing.assert_array_equal(t.maxes, k.maxes)
+    assert t.size >= 1 and len(t) == 1000
+    assert t.data is pts  # float64 C-contiguous input is kept, not copied (as cKDTree)
+    e = quoct.Tree(np.empty((0, 2)))
+    assert e.n == 0 and e.query_ball_point([0.0, 0.0], 1.0) == []
+    d, i = e.query([0.0, 0.0], k=2)
+    assert np.isinf(d).all() and (i == 0).all()
+
+
+@pytest.mark.parametrize("m", [2, 3])
+def test_periodic_boxsize_equals_ckdtree(rng, m):
+    box = np.array([1.0, 2.0, 0.5][:m])
+    pts = rng.random((1500, m)) * box
+    t, k = quoct.Tree(pts, boxsize=box), cKDTree(pts, boxsize=box)
+    x = rng.random((100, m)) * box
+    for r in [0.05, 0.2]:
+        same_lists(t.query_ball_point(x, r), k.query_ball_point(x, r))
+        assert t.query_pairs(r) == k.query_pairs(r)
+    # Query points outside the box are wrapped, as cKDTree does.
+    outside = x + box * rng.integers(-2, 3, size=x.shape)
+    same_lists(t.query_ball_point(outside, 0.1), k.query_ball_point(outside, 0.1))
+    other = rng.random((300, m)) * box
+    to, ko = quoct.Tree(other, boxsize=box), cKDTree(other, boxsize=box)
+    same_lists(t.query_ball_tree(to, 0.1), k.query_ball_tree(ko, 0.1))
+    r = np.array([0.05, 0.1, 0.3])
+    np.testing.assert_array_equal(t.count_neighbors(to, r), k.count_neighbors(ko, r))
+
+
+def test_periodic_open_axis_and_scalar_boxsize(rng):
+    pts = rng.random((800, 2)) * [1.0, 5.0]
+    t, k = quoct.Tree(pts, boxsize=[1.0, 0.0]), cKDTree(pts, boxsize=[1.0, 0.0])
+    assert t.query_pairs(0.1) == k.query_pairs(0.1)
+    pts = rng.random((800, 3))
+    t, k = quoct.Tree(pts, boxsize=1.0), cKDTree(pts, boxsize=1.0)
+    np.testing.assert_array_equal(t.boxsize, [1.0, 1.0, 1.0])
+    assert t.query_pairs(0.05) == k.query_pairs(0.05)
+
+
+def test_float32_input_is_widened_like_ckdtree(rng):
+    pts = rng.random((2000, 3)).astype(np.float32)
+    x = rng.random((50, 3)).astype(np.float32)
+    t, k = quoct.Tree(pts), cKDTree(pts)
+    assert t.data.dtype == np.float64
+    same_lists(t.query_ball_point(x, 0.1), k.query_ball_point(x, 0.1))
+    d, i = t.query(x, k=5)
+    dk, ik = k.query(x, k=5)
+    np.testing.assert_array_equal(d, dk)
+    np.testing.assert_array_equal(i, ik)
+
+
+def test_non_contiguous_and_other_dtypes(rng):
+    base = rng.random((3000, 6))
+    strided = base[::2, 1:4]  # neither C- nor F-contiguous
+    assert not strided.flags.c_contiguous
+    fortran = np.asfortranarray(base[:, :3])
+    ints = rng.integers(-50, 50, size=(1500, 3))
+    for pts in [strided, fortran, ints, ints.astype(np.int16), ints.astype(np.uint8), ints.tolist()]:
+        t, k = quoct.Tree(pts), cKDTree(np.asarray(pts, dtype=np.float64))
+        x = np.asarray(pts, dtype=np.float64)[:40:3]
+        r = 10.0 if np.asarray(pts).dtype.kind in "iu" else 0.1
+        same_lists(t.query_ball_point(x, r), k.query_ball_point(x, r))
+        xq = x[:, ::-1][:, ::-1]  # a non-contiguous query array
+        np.testing.assert_array_equal(t.query(xq, k=3)[0], k.query(xq, k=3)[0])
+
+
+@pytest.mark.parametrize("workers", [2, -1])
+def test_workers_give_the_same_answer(rng, workers):
+    pts = rng.random((20000, 3))
+    x = rng.random((5000, 3))
+    t = quoct.Tree(pts)
+    one = t.query_ball_point(x, 0.05, return_sorted=True)
+    many = t.query_ball_point(x, 0.05, return_sorted=True, workers=workers)
+    assert [list(a) for a in one] == [list(b) for b in many]
+    np.testing.assert_array_equal(
+        t.query_ball_point(x, 0.05, return_length=True), t.query_ball_point(x, 0.05, return_length=True, workers=workers)
+    )
+    for kk in [1, 10]:
+        d1, i1 = t.query(x, k=kk)
+        dw, iw = t.query(x, k=kk, workers=workers)
+        np.testing.assert_array_equal(d1, dw)
+        np.testing.assert_array_equal(i1, iw)
+    np.testing.assert_array_equal(
+        t.query_pairs(0.01, output_type="ndarray"), t.query_pairs(0.01, output_type="ndarray", workers=workers)
+    )
