@@ -55,8 +55,12 @@ std::size_t display_width(const std::string& s) {
         std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0u) != 0x80u; }));
 }
 
+// A field that would not read back as written is quoted: separators, quotes, line breaks,
+// edge spaces, and a leading byte-order mark (the reader skips one at the start of a file).
 std::string csv_field(const std::string& s) {
-    if (s.find_first_of(",\"\r\n") == std::string::npos && !s.empty() && s.front() != ' ' && s.back() != ' ') return s;
+    if (s.find_first_of(",\"\r\n") == std::string::npos && !s.empty() && s.front() != ' ' && s.back() != ' ' &&
+        s.rfind("\xEF\xBB\xBF", 0) != 0)
+        return s;
     if (s.empty()) return s;
     std::string out = "\"";
     for (char c : s) {

@@ -56,14 +56,11 @@ void check_locations(const io::csv_table& table, const io::read_options& opt) {
     }
 
     // Round trip through write_locations' CSV, when the kept names are unique and none is
-    // a name the writer adds itself (lon, lat). Known and reported, left to the writer's
-    // owners: a first column whose name starts with a UTF-8 byte-order mark loses it on
-    // reading back (the reader skips a BOM at the start of the file), so that is skipped too.
+    // a name the writer adds itself (lon, lat).
     std::vector<std::string> names = sorted(loc.columns);
     if (std::adjacent_find(names.begin(), names.end()) != names.end()) return;
     for (const auto& c : loc.columns)
         if (c == "lon" || c == "lat") return;
-    if (!loc.columns.empty() && loc.columns[0].rfind("\xEF\xBB\xBF", 0) == 0) return;
     std::vector<io::hit> hits;
     for (std::size_t i = 0; i < loc.locations.size(); ++i) hits.push_back({i, 0});
     std::ostringstream out;
