@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "incremental.hpp"
 #include "workloads.hpp"
 
 #if defined(__GLIBC__)
@@ -143,6 +144,7 @@ void register_peer(workload_id id) {
     add<D, Peer>("count256", id, [id](benchmark::State& s) { bm_count<D, Peer>(s, id); });
     if constexpr (has_box) add<D, Peer>("box256", id, [id](benchmark::State& s) { bm_box<D, Peer>(s, id); });
     add<D, Peer>("knn1", id, [id](benchmark::State& s) { bm_nearest<D, Peer>(s, id, 1); });
+    add<D, Peer>("knn5", id, [id](benchmark::State& s) { bm_nearest<D, Peer>(s, id, 5); });
     add<D, Peer>("knn10", id, [id](benchmark::State& s) { bm_nearest<D, Peer>(s, id, 10); });
 }
 
@@ -152,6 +154,53 @@ void register_workload(workload_id id) {
     register_peer<D, nanoflann_peer<D>>(id);
     register_peer<D, rtree_peer<D>>(id);
     register_peer<D, brute_peer<D>>(id);
+}
+
+// --- the incremental workload (see incremental.hpp) ---------------------------------------
+
+const incremental_plan& get_incremental_plan() {
+    static const incremental_plan plan = [] {
+        const settings& s = config();
+        return make_incremental_plan(bunny_points(s.data_dir, s.points, 0x5eed0003),
+                                     std::max<std::size_t>(1, s.points / 100));
+    }();
+    return plan;
+}
+
+/// One whole scenario per iteration. items/s is knn5 queries per second; the counters
+/// give inserts and moves per second and bytes per point after the inserts, each from its
+/// own clock, and the checksum (sum of every answer's distances) agrees between peers.
+template <class Peer>
+void bm_incremental(benchmark::State& state) {
+    const incremental_plan& plan = get_incremental_plan();
+    incremental_result sum;
+    for (auto _ : state) {
+        const incremental_result r = Peer::run(plan);
+        state.SetIterationTime(r.insert_seconds + r.query_seconds + r.move_seconds);
+        sum.insert_seconds += r.insert_seconds;
+        sum.query_seconds += r.query_seconds;
+        sum.move_seconds += r.move_seconds;
+        sum.inserted += r.inserted;
+        sum.queries += r.queries;
+        sum.moved += r.moved;
+        sum.bytes_per_point = r.bytes_per_point;
+        sum.checksum = r.checksum;
+    }
+    state.SetItemsProcessed(static_cast<std::int64_t>(sum.queries));
+    state.counters["knn5_per_s"] = static_cast<double>(sum.queries) / sum.query_seconds;
+    state.counters["insert_per_s"] = static_cast<double>(sum.inserted) / sum.insert_seconds;
+    state.counters["move_per_s"] = static_cast<double>(sum.moved) / sum.move_seconds;
+    state.counters["bytes_per_point"] = sum.bytes_per_point;
+    state.counters["checksum"] = sum.checksum;
+}
+
+template <class Peer>
+void register_incremental() {
+    const std::string name = std::string("incremental/bunny3d/") + Peer::name;
+    benchmark::RegisterBenchmark(name.c_str(), bm_incremental<Peer>)
+        ->Unit(benchmark::kMillisecond)
+        ->UseManualTime()
+        ->Iterations(1);
 }
 
 bool take_flag(const char* arg, const char* flag, std::string& value) {
@@ -233,6 +282,8 @@ int main(int argc, char** argv) {
     register_workload<3>(workload_id::bunny3d);
     register_workload<2>(workload_id::cities2d);
     register_workload<2>(workload_id::uniform2d);
+    register_incremental<quoct_incremental>();
+    register_incremental<nanoflann_incremental>();
     add_context();
     int n = static_cast<int>(args.size());
     benchmark::Initialize(&n, args.data());

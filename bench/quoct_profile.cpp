@@ -6,15 +6,19 @@
 //            build/bench/quoct_profile radius 200000 20000
 //   callgrind_annotate cg.out | head -40
 //
-// Usage: quoct_profile OP [POINTS [QUERIES]]
-//   OP: build | radius | count | box | knn1 | knn10 on uniform 3D points in the unit cube;
-//   radius, count and box are sized for about 256 results, radius also comes as radius32.
+// Usage: quoct_profile OP [POINTS [QUERIES [SET]]]
+//   OP: build | radius | count | box | knnK (any k: knn1, knn5, knn10, ...);
+//   radius, count and box are sized for about 256 results, radius also comes as radius32;
+//   knn queries are data points jittered by about the radius of 32 results, as in quoct_bench.
+//   SET: uniform3d (default), clustered3d, bunny3d, cities2d or uniform2d, the sets of
+//   quoct_bench (cities2d: POINTS is a limit). QUOCT_BENCH_LEAF=<n> sets the leaf size.
 #include <quoct/quoct.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -29,68 +33,104 @@
 #define QUOCT_PROFILE_STOP() ((void)0)
 #endif
 
+namespace {
+
+using namespace quoct_bench;
+
+template <std::size_t D>
+std::vector<point<D>> load_set(const std::string& set, std::size_t n) {
+    const char* dir = std::getenv("QUOCT_DATA_DIR") ? std::getenv("QUOCT_DATA_DIR") : QUOCT_PROFILE_DATA_DIR;
+    if constexpr (D == 3) {
+        if (set == "clustered3d") return clustered_points<3>(n, 0x5eed0002);
+        if (set == "bunny3d") return bunny_points(dir, n, 0x5eed0003);
+        return uniform_points<3>(n, 0x5eed0001);
+    } else {
+        if (set == "cities2d") return city_points(dir, n);
+        return uniform_points<2>(n, 0x5eed0005);
+    }
+}
+
+template <std::size_t D>
+int run(const std::string& op, std::size_t n, std::size_t queries, const std::string& set) {
+    const auto pts = load_set<D>(set, n);
+    n = pts.size();
+    quoct::build_options options;
+    // QUOCT_BENCH_LEAF=<n> overrides the default leaf size, as in quoct_bench.
+    if (const char* leaf = std::getenv("QUOCT_BENCH_LEAF")) options.leaf_size = std::strtoul(leaf, nullptr, 10);
+    rng pick(7);
+    std::vector<point<D>> centers(queries);
+    for (auto& c : centers) c = pts[pick.index(n)];
+    if (op == "build") {
+        std::size_t total = 0;
+        QUOCT_PROFILE_START();
+        for (std::size_t i = 0; i < std::max<std::size_t>(queries / 10000, 1); ++i)
+            total += quoct::orthtree<double, D>(pts, options).node_count();
+        QUOCT_PROFILE_STOP();
+        std::printf("build: %zu points, %zu nodes\n", n, total);
+        return 0;
+    }
+    const quoct::orthtree<double, D> tree(pts, options);
+    // Radii holding about 32 and 256 points on average over the query centres, as the bench.
+    const auto radius_for = [&](double target) {
+        double lo = 1e-12, hi = 1e12;
+        for (int step = 0; step < 80; ++step) {
+            const double mid = std::sqrt(lo * hi);
+            double total = 0;
+            for (std::size_t i = 0; i < std::min<std::size_t>(queries, 256); ++i)
+                total += static_cast<double>(tree.count(quoct::ball<double, D>{centers[i], mid}));
+            (total / static_cast<double>(std::min<std::size_t>(queries, 256)) < target ? lo : hi) = mid;
+        }
+        return std::sqrt(lo * hi);
+    };
+    const double r32 = radius_for(32);
+    const double r = op == "radius32" ? r32 : radius_for(256);
+    const double half = r * 0.8;
+    std::size_t k = 0;
+    if (op.compare(0, 3, "knn") == 0) {
+        k = std::strtoul(op.c_str() + 3, nullptr, 10);
+        // Data points jittered by about r32, as quoct_bench's nearest queries.
+        for (auto& c : centers)
+            for (std::size_t a = 0; a < D; ++a) c[a] += r32 * pick.uniform(-1, 1);
+    } else if (op != "radius" && op != "radius32" && op != "count" && op != "box") {
+        std::fprintf(stderr, "unknown operation %s\n", op.c_str());
+        return 2;
+    }
+    std::size_t total = 0;
+    std::vector<std::uint32_t> ids;
+    std::vector<quoct::neighbor<double, std::uint32_t>> near;
+    QUOCT_PROFILE_START();
+    for (const auto& c : centers) {
+        if (k != 0) {
+            tree.nearest(c, k, near);
+            total += near.size();
+        } else if (op == "count") {
+            total += tree.count(quoct::ball<double, D>{c, r});
+        } else if (op == "box") {
+            quoct::box<double, D> b{c, c};
+            for (std::size_t a = 0; a < D; ++a) b.lo[a] -= half, b.hi[a] += half;
+            tree.query(b, ids);
+            total += ids.size();
+        } else {
+            tree.query(quoct::ball<double, D>{c, r}, ids);
+            total += ids.size();
+        }
+    }
+    QUOCT_PROFILE_STOP();
+    std::printf("%s on %s: %zu points, %zu queries, %zu results in all\n", op.c_str(), set.c_str(), n, queries, total);
+    return 0;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-    using namespace quoct_bench;
     if (argc < 2) {
-        std::fprintf(stderr, "usage: %s build|radius|radius32|count|box|knn1|knn10 [points [queries]]\n", argv[0]);
+        std::fprintf(stderr, "usage: %s build|radius|radius32|count|box|knnK [points [queries [set]]]\n", argv[0]);
         return 2;
     }
     const std::string op = argv[1];
     const std::size_t n = argc > 2 ? std::strtoul(argv[2], nullptr, 10) : 200000;
     const std::size_t queries = argc > 3 ? std::strtoul(argv[3], nullptr, 10) : 20000;
-    const auto pts = uniform_points<3>(n, 0x5eed0001);
-    // Uniform in the unit cube, so a ball of volume k / n holds about k points.
-    const auto radius_for = [n](double k) { return std::cbrt(3.0 * k / (4.0 * 3.141592653589793 * static_cast<double>(n))); };
-    const double r = radius_for(op == "radius32" ? 32 : 256);
-    const double half = std::cbrt(256.0 / static_cast<double>(n)) / 2;
-    rng pick(7);
-    std::vector<point<3>> centers(queries);
-    for (auto& c : centers) c = pts[pick.index(n)];
-
-    enum class kind { build, radius, count, box, nearest } what;
-    if (op == "build") what = kind::build;
-    else if (op == "radius" || op == "radius32") what = kind::radius;
-    else if (op == "count") what = kind::count;
-    else if (op == "box") what = kind::box;
-    else if (op == "knn1" || op == "knn10") what = kind::nearest;
-    else {
-        std::fprintf(stderr, "unknown operation %s\n", op.c_str());
-        return 2;
-    }
-    const std::size_t k = op == "knn1" ? 1 : 10;
-
-    std::size_t total = 0;
-    if (what == kind::build) {
-        QUOCT_PROFILE_START();
-        for (std::size_t i = 0; i < std::max<std::size_t>(queries / 10000, 1); ++i)
-            total += quoct::orthtree<double, 3>(pts).node_count();
-        QUOCT_PROFILE_STOP();
-    } else {
-        const quoct::orthtree<double, 3> tree(pts);
-        std::vector<std::uint32_t> ids;
-        std::vector<quoct::neighbor<double, std::uint32_t>> near;
-        QUOCT_PROFILE_START();
-        for (const auto& c : centers) {
-            switch (what) {
-                case kind::radius:
-                    tree.query(quoct::ball<double, 3>{c, r}, ids);
-                    total += ids.size();
-                    break;
-                case kind::count: total += tree.count(quoct::ball<double, 3>{c, r}); break;
-                case kind::box: {
-                    quoct::box<double, 3> b{c, c};
-                    for (std::size_t a = 0; a < 3; ++a) b.lo[a] -= half, b.hi[a] += half;
-                    tree.query(b, ids);
-                    total += ids.size();
-                    break;
-                }
-                default:
-                    tree.nearest(c, k, near);
-                    total += near.size();
-            }
-        }
-        QUOCT_PROFILE_STOP();
-    }
-    std::printf("%s: %zu points, %zu queries, %zu results in all\n", op.c_str(), n, queries, total);
-    return 0;
+    const std::string set = argc > 4 ? argv[4] : "uniform3d";
+    if (set == "cities2d" || set == "uniform2d") return run<2>(op, n, queries, set);
+    return run<3>(op, n, queries, set);
 }

@@ -21,9 +21,10 @@ import sys
 PEERS = ["quoct", "nanoflann", "rtree", "brute"]
 RIVALS = ["nanoflann", "rtree"]  # "the faster peer" is the faster of these
 OPERATIONS = ["build", "radius32", "radius256", "radius32_inorder", "radius256_inorder",
-              "count256", "box256", "knn1", "knn10"]
+              "count256", "box256", "knn1", "knn5", "knn10"]
 WORKLOADS = ["uniform3d", "clustered3d", "bunny3d", "cities2d", "uniform2d"]
 WORKLOADS_3D = ["uniform3d", "clustered3d", "bunny3d"]
+INCREMENTAL = ("incremental", "bunny3d")
 
 
 def parse_args():
@@ -88,7 +89,8 @@ def load(path):
             return statistics.median(values) if values else None
 
         results[key] = {field: median(field) for field in
-                        ("items_per_second", "results_per_query", "bytes_per_point", "radius", "half_width")}
+                        ("items_per_second", "results_per_query", "bytes_per_point", "radius", "half_width",
+                         "knn5_per_s", "insert_per_s", "move_per_s", "checksum")}
     return data.get("context", {}), results
 
 
@@ -159,8 +161,33 @@ def workload_table(w, results, lines):
         lines.append("")
 
 
+def incremental_table(results, lines):
+    """The incremental workload: one row per peer, its phases timed apart."""
+    rows = [(p, results.get(INCREMENTAL + (p,))) for p in ("quoct", "nanoflann")]
+    rows = [(p, e) for p, e in rows if e]
+    if not rows:
+        return
+    lines.append("### incremental (bunny points in float, inserted in batches of 1%, knn5 after each, "
+                 "then 1% moves per step)")
+    lines.append("")
+    lines.append("| peer | insert points/s | knn5 queries/s | move points/s | bytes/point | checksum |")
+    lines.append("|---|---|---|---|---|---|")
+    for p, e in rows:
+        if "error" in e:
+            lines.append("| %s | error: %s |  |  |  |  |" % (p, e["error"]))
+            continue
+        lines.append("| %s | %s | %s | %s | %.1f | %.9g |" % (p, si(e["insert_per_s"]), si(e["knn5_per_s"]),
+                                                            si(e["move_per_s"]), e["bytes_per_point"], e["checksum"]))
+    if len(rows) == 2 and all("error" not in e for _, e in rows):
+        q, n = rows[0][1], rows[1][1]
+        lines.append("| quoct vs nanoflann | %.2fx | %.2fx | %.2fx |  | %s |" % (
+            q["insert_per_s"] / n["insert_per_s"], q["knn5_per_s"] / n["knn5_per_s"],
+            q["move_per_s"] / n["move_per_s"], "agree" if abs(q["checksum"] - n["checksum"]) <= 1e-9 * abs(n["checksum"]) else "DIFFER"))
+    lines.append("")
+
+
 def targets(results, lines):
-    """The bars of issue 3: quoct against the faster of nanoflann and rtree."""
+    """The bars of issues 3 and 14: quoct against the faster of nanoflann and rtree, and nanoflann."""
     checks = []
 
     def versus_faster(op, w, bar, label):
@@ -175,9 +202,14 @@ def targets(results, lines):
     for w in WORKLOADS:
         versus_faster("count256", w, 5.0, "count256 on %s vs faster peer")
     for w in WORKLOADS:
-        r = ratio(results, ("knn10", w, "quoct"), ("knn10", w, "nanoflann"))
-        if r is not None:
-            checks.append(("knn10 on %s vs nanoflann" % w, r, 1.2))
+        for op in ("knn1", "knn10"):
+            r = ratio(results, (op, w, "quoct"), (op, w, "nanoflann"))
+            if r is not None:
+                checks.append(("%s on %s vs nanoflann" % (op, w), r, 1.3))
+    q, n = results.get(INCREMENTAL + ("quoct",)), results.get(INCREMENTAL + ("nanoflann",))
+    if q and n and "error" not in q and "error" not in n:
+        checks.append(("incremental knn5 vs nanoflann's dynamic adaptor", q["knn5_per_s"] / n["knn5_per_s"], 2.0))
+        checks.append(("incremental insert vs nanoflann's dynamic adaptor", q["insert_per_s"] / n["insert_per_s"], 1.0))
     for w in WORKLOADS:
         for peer, bar in (("rtree", 2.0), ("nanoflann", 3.0)):
             r = ratio(results, ("build", w, "quoct"), ("build", w, peer))
@@ -196,6 +228,9 @@ def targets(results, lines):
         if e and e.get("bytes_per_point") is not None:
             v = e["bytes_per_point"]
             lines.append("| memory on %s | %.1f B/pt | <= 32 B/pt | %s |" % (w, v, "yes" if v <= 32 else "**no**"))
+    if q and q.get("bytes_per_point") is not None:
+        v = q["bytes_per_point"]
+        lines.append("| memory, incremental | %.1f B/pt | <= 40 B/pt | %s |" % (v, "yes" if v <= 40 else "**no**"))
     lines.append("")
 
 
@@ -218,6 +253,7 @@ def render(context, results):
     lines.append("")
     for w in WORKLOADS:
         workload_table(w, results, lines)
+    incremental_table(results, lines)
     targets(results, lines)
     return "\n".join(lines) + "\n"
 

@@ -33,6 +33,7 @@
 #include <utility>
 #include <vector>
 
+#include "detail/knn.hpp"
 #include "detail/sim.hpp"
 #include "detail/validate.hpp"
 #include "geometry.hpp"
@@ -69,6 +70,10 @@ struct frozen_part {
     std::size_t stored = 0;
 
     Id id_of(Id pos) const noexcept { return ids.empty() ? pos : ids[pos]; }
+    std::size_t memory_bytes() const noexcept {
+        return tree.memory_bytes() + ids.capacity() * sizeof(Id) + points.capacity() * sizeof(point<T, D>) +
+               dead.memory_bytes();
+    }
     std::size_t live() const noexcept { return stored - dead_count; }
     bool is_dead(Id pos) const noexcept { return dead_count != 0 && dead.test(pos); }
     void kill(Id pos) noexcept {
@@ -161,6 +166,15 @@ public:
     /// points held outside it and the number of its dead entries (a moved point counts in
     /// both, so once). 0 right after rebuild(). For tuning and tests.
     std::size_t pending() const noexcept { return std::max(outside(), snap_.dead_count); }
+    /// Bytes held: the points by id, the bookkeeping per id, the snapshot, the side trees
+    /// and the tail (vector capacities, not malloc's overhead).
+    std::size_t memory_bytes() const noexcept {
+        std::size_t n = points_.capacity() * sizeof(point_type) + where_.capacity() + slot_.capacity() * sizeof(Id) +
+                        tail_.capacity() * sizeof(Id) + tail_points_.capacity() * sizeof(point_type) +
+                        snap_.memory_bytes();
+        for (const part& level : levels_) n += level.memory_bytes();
+        return n;
+    }
     /// Number of side trees (levels) in use besides the snapshot; O(log(pending() /
     /// options.tail_limit)). For tuning and tests.
     std::size_t side_trees() const noexcept {
@@ -332,17 +346,39 @@ public:
     /// distances are distance_sq(point, p). Throws std::invalid_argument if k == 0 or p
     /// has a NaN or infinite coordinate.
     void nearest(const point_type& p, std::size_t k, std::vector<neighbor_type>& out) const {
+        nearest(p, k, std::numeric_limits<T>::infinity(), out);
+    }
+    /// Capped k-nearest: the k live points closest to p within the closed ball of the
+    /// given radius (user units; distance_sq(point, p) <= radius^2, query()'s predicate),
+    /// closest first, ties by smaller id. Throws std::invalid_argument if k == 0, p has a
+    /// NaN or infinite coordinate, or the radius is NaN or negative.
+    void nearest(const point_type& p, std::size_t k, T radius, std::vector<neighbor_type>& out) const {
         detail::check_point(p, "nearest query point");
         detail::check_k(k);
-        out.clear();
-        nearest_in(snap_, p, k, out);
-        for (const part& level : levels_) nearest_in(level, p, k, out);
-        for (std::size_t i = 0; i < tail_.size(); ++i)
-            out.push_back(neighbor_type{tail_[i], distance_sq(tail_points_[i], p)});
-        std::sort(out.begin(), out.end(), [](const neighbor_type& x, const neighbor_type& y) {
-            return x.distance_sq < y.distance_sq || (x.distance_sq == y.distance_sq && x.id < y.id);
+        detail::check_radius(radius, "nearest");
+        detail::knn_set<T, Id> set(out, std::min(k, std::max<std::size_t>(live_, 1)), radius * radius);
+        search_nearest(detail::euclidean_metric<T, D>{p}, set, [&set](Id id, T d) { set.offer(id, d); });
+        set.finish();
+    }
+    /// Advanced: orthtree::search_nearest over the live points (snapshot, side trees and
+    /// tail, all feeding one set), calling sink(id, distance) with our ids. Same contract.
+    template <class Metric, class Set, class Sink>
+    void search_nearest(const Metric& metric, const Set& set, Sink&& sink) const {
+        each_part([&](const part& pp) {
+            if (pp.live() == 0) return true;
+            if (pp.dead_count == 0 && pp.ids.empty()) {
+                pp.tree.search_nearest(metric, set, sink);
+            } else {
+                pp.tree.search_nearest(metric, set, [&](Id pos, T d) {
+                    if (!pp.is_dead(pos)) sink(pp.id_of(pos), d);
+                });
+            }
+            return true;
         });
-        if (out.size() > k) out.resize(k);
+        for (std::size_t i = 0; i < tail_.size(); ++i) {
+            const T d = metric.to_point(tail_points_[i]);
+            if (d <= set.bound()) sink(tail_[i], d);
+        }
     }
     /// As nearest(p, k, out), returning the ids.
     std::vector<Id> nearest(const point_type& p, std::size_t k) const {
@@ -545,29 +581,6 @@ private:
         });
         for (const point_type& p : tail_points_) n += test(p) ? 1u : 0u;
         return n;
-    }
-
-    // Appends the min(k, live) nearest live entries of one part. The tree cannot skip dead
-    // entries, so ask it for more until k live ones are among the answers (or it ran out).
-    void nearest_in(const part& pp, const point_type& p, std::size_t k, std::vector<neighbor_type>& out) const {
-        const std::size_t stored = pp.tree.size();
-        if (stored == 0 || pp.live() == 0) return;
-        std::size_t ask = std::min(stored, k + std::min(pp.dead_count, k + 8));
-        std::vector<neighbor_type> found;
-        for (;;) {
-            pp.tree.nearest(p, ask, found);
-            std::size_t live = 0;
-            for (const neighbor_type& n : found) live += pp.is_dead(n.id) ? 0u : 1u;
-            if (live >= k || ask == stored) break;
-            ask = std::min(stored, ask * 2);
-        }
-        std::size_t taken = 0;
-        for (const neighbor_type& n : found) {
-            if (taken == k) break;
-            if (pp.is_dead(n.id)) continue;
-            out.push_back(neighbor_type{pp.id_of(n.id), n.distance_sq});
-            ++taken;
-        }
     }
 
     dynamic_options options_;

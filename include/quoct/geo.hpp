@@ -36,6 +36,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -411,26 +412,49 @@ private:
     octree<double, Id> tree_;          // over unit_
 };
 
-// The octree's nearest on unit vectors orders by chord, which is monotone in the angle but
-// rounds differently from distance(). So: take the k nearest by chord, let D be the largest
-// of their distance() values (at least k points lie within D, so the true k nearest all do),
-// then gather every point within D exactly and keep the first k by (distance, id).
+namespace detail {
+// nearest()'s metric for the octree's search over unit vectors: distances in metres by
+// distance()'s own formula. A box's lower bound comes from its chord distance, shrunk by
+// the margin before the angle is taken (so rounding in either formula cannot make it
+// exceed a point's distance()). Points whose chord is beyond what the set's bound allows
+// (chord_for, grown by the margin) get infinity without the costly formula: they cannot
+// enter the set.
+template <class Set>
+struct metres_metric {
+    vec3 centre;
+    const Set* set;
+    mutable double limit_for = -1;   // the bound the chord limit was computed for
+    mutable double chord_limit_sq = 0;
+
+    double to_point(const vec3& q) const {
+        if (set->bound() != limit_for) {
+            limit_for = set->bound();
+            const double m = limit_for / earth_radius;
+            const double chord = m >= pi ? 2.0 : 2 * std::sin(m / 2);
+            const double grown = chord * (1 + margin) + margin;
+            chord_limit_sq = grown * grown;
+        }
+        if (quoct::distance_sq(q, centre) > chord_limit_sq) return std::numeric_limits<double>::infinity();
+        return metres_between(centre, q);
+    }
+    double to_box(const box<double, 3>& b) const {
+        const double chord = std::sqrt(quoct::distance_sq(centre, b)) * (1 - margin) - margin;
+        if (!(chord > 0)) return 0;
+        return earth_radius * 2 * std::asin(std::min(1.0, chord / 2)) * (1 - margin);
+    }
+};
+}  // namespace detail
+
+// One search over the octree of unit vectors, in metres, feeding the engine's result set.
 template <class Id>
 void index<Id>::nearest(double lon, double lat, std::size_t k, std::vector<neighbor_type>& out) const {
     detail::check_location(lon, lat, "centre");
     if (k == 0) throw std::invalid_argument("quoct::geo: nearest needs k >= 1");
-    out.clear();
-    if (empty()) return;
-    const detail::vec3 c = detail::unit_vector(lon, lat);
-    double reach = 0;
-    for (const Id id : tree_.nearest(c, k)) reach = std::max(reach, detail::metres_between(c, unit_[id]));
-    visit_within(lon, lat, reach, [&](Id id) { out.push_back(neighbor_type{id, detail::metres_between(c, unit_[id])}); });
-    const auto before = [](const neighbor_type& a, const neighbor_type& b) {
-        return a.distance < b.distance || (a.distance == b.distance && a.id < b.id);
-    };
-    const std::size_t keep = std::min(k, out.size());
-    std::partial_sort(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(keep), out.end(), before);
-    out.resize(keep);
+    using set_type = quoct::detail::knn_set<double, Id, neighbor_type>;
+    set_type set(out, std::min(k, std::max<std::size_t>(size(), 1)));
+    const detail::metres_metric<set_type> metric{detail::unit_vector(lon, lat), &set};
+    tree_.search_nearest(metric, set, [&set](Id id, double d) { set.offer(id, d); });
+    set.finish();
 }
 
 }  // namespace geo

@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "detail/knn.hpp"
 #include "detail/morton.hpp"
 #include "detail/query_shapes.hpp"
 #include "detail/validate.hpp"
@@ -42,13 +43,6 @@ struct build_options {
     /// Nodes at this depth (the root is at 0) are leaves whatever their size, which bounds
     /// the depth for duplicate or extremely spread points. At most max_depth_limit.
     std::size_t max_depth = max_depth_limit;
-};
-
-/// One result of a nearest-neighbour query: the point's id and its squared distance.
-template <class T, class Id>
-struct neighbor {
-    Id id;
-    T distance_sq;
 };
 
 namespace detail {
@@ -90,6 +84,16 @@ bool call_go_on(F& f, Args&&... args) {
         return static_cast<bool>(f(std::forward<Args>(args)...));
     }
 }
+
+/// The Euclidean metric of nearest(): distances are distance_sq(point, query), and
+/// to_box(b) = distance_sq(query, b) is no larger than to_point(p) for any p in b, rounding
+/// included (geometry.hpp).
+template <class T, std::size_t D>
+struct euclidean_metric {
+    point<T, D> query;
+    T to_point(const point<T, D>& p) const noexcept { return distance_sq(p, query); }
+    T to_box(const box<T, D>& b) const noexcept { return distance_sq(query, b); }
+};
 
 }  // namespace detail
 
@@ -200,9 +204,24 @@ public:
     }
 
     /// The min(k, size()) points closest to p, closest first; equal distances are ordered by
-    /// smaller id. Distances are distance_sq(point, p), the query predicate's distance.
+    /// smaller id: exactly the first k of all points sorted by (distance_sq(point, p), id).
     /// Throws std::invalid_argument if k == 0 or p has a NaN or infinite coordinate.
-    void nearest(const point_type& p, std::size_t k, std::vector<neighbor_type>& out) const;
+    void nearest(const point_type& p, std::size_t k, std::vector<neighbor_type>& out) const {
+        nearest(p, k, std::numeric_limits<T>::infinity(), out);
+    }
+    /// Capped k-nearest: the k closest points within the closed ball of the given radius
+    /// around p (user units: distance_sq(point, p) <= radius^2, the predicate of query()),
+    /// closest first, ties by smaller id; fewer than k when fewer lie within. An infinite
+    /// radius is nearest(p, k, out). Throws std::invalid_argument if k == 0, p has a NaN or
+    /// infinite coordinate, or the radius is NaN or negative.
+    void nearest(const point_type& p, std::size_t k, T radius, std::vector<neighbor_type>& out) const {
+        detail::check_point(p, "nearest query point");
+        detail::check_k(k);
+        detail::check_radius(radius, "nearest");
+        detail::knn_set<T, Id> set(out, std::min(k, std::max<std::size_t>(size_, 1)), radius * radius);
+        search_nearest(detail::euclidean_metric<T, D>{p}, set, [&set](Id id, T d) { set.offer(id, d); });
+        set.finish();
+    }
     /// As nearest(p, k, out), giving ids only.
     void nearest(const point_type& p, std::size_t k, std::vector<Id>& out) const {
         std::vector<neighbor_type> found;
@@ -216,6 +235,17 @@ public:
         nearest(p, k, out);
         return out;
     }
+
+    /// Advanced: the search behind nearest(), for indexes built on this tree (the dynamic,
+    /// periodic and geographic ones) and for merging answers. Calls sink(id, distance) for
+    /// every point whose metric.to_point(point) is <= set.bound() at that moment, nearest
+    /// regions first, and skips only regions whose metric.to_box(box) exceeds set.bound().
+    /// Metric provides `T to_point(const point_type&) const` and `T to_box(const box_type&)
+    /// const`, a lower bound of to_point over the closed box, rounding included; Set
+    /// provides `T bound() const` (see detail::knn_set, which sink normally feeds).
+    /// Throws nothing itself; passes on what sink throws.
+    template <class Metric, class Set, class Sink>
+    void search_nearest(const Metric& metric, const Set& set, Sink&& sink) const;
 
     /// Advanced: queries with a shape of your own (a polygon, a periodic ball, ...). Shape
     /// provides `quoct::relation classify(const box_type& b) const`, which must say outside
@@ -664,68 +694,23 @@ auto orthtree<T, D, Id>::build_node(std::size_t b, std::size_t e, std::size_t de
     return all;
 }
 
+// Depth first, nearest child first, with an explicit stack of (node, lower bound). A node
+// may hold a point tied with the worst kept one but with a smaller id, so only nodes
+// strictly farther than the bound are pruned (an infinite box distance, possible only with
+// infinite coordinates, is never pruned while the set is not full).
 template <class T, std::size_t D, class Id>
-void orthtree<T, D, Id>::nearest(const point_type& p, std::size_t k, std::vector<neighbor_type>& out) const {
-    detail::check_point(p, "nearest query point");
-    detail::check_k(k);
-    out.clear();
+template <class Metric, class Set, class Sink>
+void orthtree<T, D, Id>::search_nearest(const Metric& metric, const Set& set, Sink&& sink) const {
     if (nodes_.empty()) return;
-    k = std::min(k, size_);
-    // `out` holds the best k so far: for small k a sorted array (insertion is cheaper than
-    // a heap and no sort is left for the end), for larger k a max-heap on (distance_sq, id).
-    // `worst` is the distance of the worst kept one once k are kept, and infinity before.
-    const auto before = [](const neighbor_type& x, const neighbor_type& y) {
-        return x.distance_sq < y.distance_sq || (x.distance_sq == y.distance_sq && x.id < y.id);
-    };
-    constexpr std::size_t sorted_up_to = 32;
-    const bool sorted = k <= sorted_up_to;
-    out.reserve(k);
-    T worst = std::numeric_limits<T>::infinity();
-    const auto offer = [&](const neighbor_type& c) {
-        if (sorted) {
-            std::size_t i = out.size();
-            if (i == k) {
-                if (!before(c, out[i - 1])) return;
-                --i;  // the worst drops out
-            } else {
-                out.push_back(c);
-            }
-            neighbor_type* a = out.data();
-            for (; i > 0 && before(c, a[i - 1]); --i) a[i] = a[i - 1];
-            a[i] = c;
-            if (out.size() == k) worst = a[k - 1].distance_sq;
-        } else if (out.size() < k) {
-            out.push_back(c);
-            std::push_heap(out.begin(), out.end(), before);
-            if (out.size() == k) worst = out.front().distance_sq;
-        } else if (before(c, out.front())) {
-            // Replace the worst (the root) and sift the newcomer down.
-            neighbor_type* h = out.data();
-            const std::size_t m = k;
-            std::size_t i = 0;
-            for (std::size_t child = 1; child < m; child = 2 * i + 1) {
-                if (child + 1 < m && before(h[child], h[child + 1])) ++child;
-                if (!before(c, h[child])) break;
-                h[i] = h[child];
-                i = child;
-            }
-            h[i] = c;
-            worst = h[0].distance_sq;
-        }
-    };
-    // A node may hold a point tied with the worst kept one but with a smaller id, so only
-    // nodes strictly farther than the worst are pruned (an infinite box distance, possible
-    // only with infinite coordinates, is never pruned while the heap is not full).
-    const auto prunable = [&](T d) { return d > worst; };
     struct entry {
         Id index;
-        T distance_sq;
+        T distance;
     };
     detail::fixed_stack<entry, stack_capacity> stack;
-    stack.push(entry{Id{0}, distance_sq(p, box_of(nodes_[0]))});
+    stack.push(entry{Id{0}, metric.to_box(box_of(nodes_[0]))});
     while (!stack.empty()) {
         const entry top = stack.pop();
-        if (prunable(top.distance_sq)) continue;
+        if (top.distance > set.bound()) continue;
         const node& n = nodes_[top.index];
         if (is_leaf(n, top.index)) {
             const std::size_t n_end = nodes_[n.skip].begin;
@@ -734,28 +719,28 @@ void orthtree<T, D, Id>::nearest(const point_type& p, std::size_t k, std::vector
             T dist[chunk];
             for (std::size_t s = n.begin; s < n_end; s += chunk) {
                 const std::size_t m = std::min<std::size_t>(n_end - s, chunk);
-                for (std::size_t j = 0; j < m; ++j) dist[j] = distance_sq(point_at(s + j), p);
+                for (std::size_t j = 0; j < m; ++j) dist[j] = metric.to_point(point_at(s + j));
                 for (std::size_t j = 0; j < m; ++j)
-                    if (dist[j] <= worst) offer(neighbor_type{ids_[s + j], dist[j]});
+                    if (dist[j] <= set.bound()) sink(ids_[s + j], dist[j]);
             }
             continue;
         }
         entry near[fanout];
         std::size_t children = 0;
+        const T bound = set.bound();
         for (std::size_t ci = top.index + std::size_t{1}; ci < n.skip; ci = nodes_[ci].skip) {
-            const entry x{static_cast<Id>(ci), distance_sq(p, box_of(nodes_[ci]))};
-            if (!prunable(x.distance_sq)) near[children++] = x;
+            const entry x{static_cast<Id>(ci), metric.to_box(box_of(nodes_[ci]))};
+            if (!(x.distance > bound)) near[children++] = x;
         }
         if (children == 0) continue;
         // The nearest child goes on top, to be searched next; the order of the others
         // matters little, since by the time they are popped the bound has tightened.
         std::size_t nearest_child = 0;
         for (std::size_t c = 1; c < children; ++c)
-            if (near[c].distance_sq < near[nearest_child].distance_sq) nearest_child = c;
+            if (near[c].distance < near[nearest_child].distance) nearest_child = c;
         std::swap(near[nearest_child], near[children - 1]);
         for (std::size_t c = 0; c < children; ++c) stack.push(near[c]);
     }
-    if (!sorted) std::sort(out.begin(), out.end(), before);  // cheaper than sort_heap
 }
 
 }  // namespace quoct

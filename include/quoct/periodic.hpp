@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "detail/knn.hpp"
 #include "detail/sim.hpp"
 #include "detail/validate.hpp"
 #include "geometry.hpp"
@@ -193,6 +194,36 @@ struct periodic_near_box {
     }
 };
 
+/// nearest()'s metric under the minimum image: to_point is domain.distance_sq, and to_box
+/// sums, per axis, the smallest gap any point of the box can have: min(direct gap,
+/// L - farther end) on a wrapping axis, as in periodic_ball_query's lower bound, clamped
+/// at 0 (a node box rounded outwards may be a little wider than the period, and a
+/// negative gap squared would overstate it).
+template <class T, std::size_t D>
+struct periodic_metric_nearest {
+    periodic_domain<T, D> domain;
+    point<T, D> center;
+
+    T to_point(const point<T, D>& p) const noexcept { return domain.distance_sq(p, center); }
+    T to_box(const box<T, D>& b) const noexcept {
+        T near = 0;
+        for (std::size_t a = 0; a < D; ++a) {
+            const T c = center[a];
+            T g = 0;
+            if (c < b.lo[a]) g = b.lo[a] - c;
+            else if (c > b.hi[a]) g = c - b.hi[a];
+            if (domain.wraps(a)) {
+                const T x = std::abs(b.lo[a] - c), y = std::abs(b.hi[a] - c);
+                const T w = domain.length[a] - (x > y ? x : y);
+                g = w < g ? w : g;
+                g = g > 0 ? g : T(0);
+            }
+            near += g * g;
+        }
+        return near;
+    }
+};
+
 /// The pair searches' view of a periodic index.
 template <class T, std::size_t D>
 struct periodic_metric {
@@ -214,8 +245,8 @@ struct periodic_metric {
 /// check). Every point must lie in the domain: 0 <= x < L on each wrapping axis (use
 /// domain().wrap(p) first); points outside are rejected with std::invalid_argument.
 /// Queries are const and thread-safe as the underlying index's are. Ball queries, counts
-/// and pair searches use the minimum-image distance; for box queries and nearest use
-/// base(), which knows nothing of the wrap.
+/// and pair searches and nearest use the minimum-image distance; for box queries use base(),
+/// which knows nothing of the wrap.
 template <class Index>
 class periodic_index {
 public:
@@ -226,6 +257,7 @@ public:
     using box_type = quoct::box<scalar_type, dimension>;
     using ball_type = quoct::ball<scalar_type, dimension>;
     using domain_type = periodic_domain<scalar_type, dimension>;
+    using neighbor_type = quoct::neighbor<scalar_type, id_type>;
 
 private:
     using T = scalar_type;
@@ -282,6 +314,34 @@ public:
     bool visit(const ball_type& s, F&& f) const {
         return base_.visit_shape(shape(s), f);
     }
+    /// The min(k, size()) points nearest to p under the minimum image, closest first, ties
+    /// by smaller id: exactly the first k of all points sorted by
+    /// (domain().distance_sq(point, p), id). Each point counts once. Throws
+    /// std::invalid_argument if k == 0 or p is outside the domain (or not finite).
+    void nearest(const point_type& p, std::size_t k, std::vector<neighbor_type>& out) const {
+        nearest(p, k, std::numeric_limits<T>::infinity(), out);
+    }
+    /// Capped: the k nearest under the minimum image with domain().distance_sq(point, p)
+    /// <= radius^2 (radius in user units; the predicate of query()). Throws as nearest(p,
+    /// k, out), and std::invalid_argument for a NaN or negative radius.
+    void nearest(const point_type& p, std::size_t k, T radius, std::vector<neighbor_type>& out) const {
+        detail::check_k(k);
+        detail::check_radius(radius, "nearest");
+        domain_.check(p, "nearest query point");
+        detail::knn_set<T, Id> set(out, std::min(k, std::max<std::size_t>(size(), 1)), radius * radius);
+        base_.search_nearest(detail::sim::periodic_metric_nearest<T, D>{domain_, p}, set,
+                             [&set](Id id, T d) { set.offer(id, d); });
+        set.finish();
+    }
+    /// As nearest(p, k, out), returning the ids.
+    std::vector<Id> nearest(const point_type& p, std::size_t k) const {
+        std::vector<neighbor_type> found;
+        nearest(p, k, found);
+        std::vector<Id> ids(found.size());
+        for (std::size_t i = 0; i < found.size(); ++i) ids[i] = found[i].id;
+        return ids;
+    }
+
     /// Advanced: a shape of your own over the stored (unwrapped) coordinates.
     template <class Shape, class F>
     bool visit_shape(const Shape& s, F&& f) const {

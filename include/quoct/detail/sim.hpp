@@ -41,6 +41,7 @@ public:
     void assign(std::size_t n) { words_.assign((n + 63) / 64, 0); }
     bool test(std::size_t i) const noexcept { return (words_[i >> 6] >> (i & 63)) & 1u; }
     void set(std::size_t i) noexcept { words_[i >> 6] |= std::uint64_t{1} << (i & 63); }
+    std::size_t memory_bytes() const noexcept { return words_.capacity() * sizeof(std::uint64_t); }
 
 private:
     std::vector<std::uint64_t> words_;

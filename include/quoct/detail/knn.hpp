@@ -1,0 +1,128 @@
+// quoct: the k-nearest-neighbour engine. One result set (the best k so far, the bound a
+// candidate must meet, ties broken by smaller id) that every nearest search feeds: the
+// orthtree's own, the dynamic index's snapshot, levels and tail, the geographic and the
+// periodic index, and any merge of partial answers (from threads or ranks). Best-k
+// bookkeeping, the tie rule and the pruning bound live here and nowhere else.
+//
+// The answer of a search fed through a knn_set is exactly the first k of all offered
+// candidates sorted by (distance, id), restricted to distance <= the initial bound, as
+// long as every candidate that could belong to it is offered: a source may skip a
+// candidate only when its distance is strictly greater than bound() at that moment (a
+// candidate at exactly bound() may still enter with a smaller id).
+#ifndef QUOCT_DETAIL_KNN_HPP
+#define QUOCT_DETAIL_KNN_HPP
+
+#include <algorithm>
+#include <cstddef>
+#include <limits>
+#include <vector>
+
+namespace quoct {
+
+/// One result of a nearest-neighbour query: the point's id and its squared distance.
+template <class T, class Id>
+struct neighbor {
+    Id id;
+    T distance_sq;
+};
+
+namespace detail {
+
+/// The best k candidates so far by (distance, id), kept in a caller's vector so that a
+/// query reuses its capacity. Distances are whatever the search measures (squared
+/// Euclidean for the trees, metres for geo); smaller is nearer.
+///
+/// For k up to sorted_up_to the kept ones form a sorted array (insertion beats a heap
+/// there and nothing is left to sort); above, a max-heap on (distance, id). Not
+/// thread-safe: one set per search.
+template <class T, class Id, class Neighbor = neighbor<T, Id>>
+class knn_set {
+public:
+    static constexpr std::size_t sorted_up_to = 32;
+
+    /// Starts a search for the k nearest with distance <= limit (infinity: no limit),
+    /// clearing `storage` and keeping the answers in it. Precondition: k >= 1, limit not NaN.
+    knn_set(std::vector<Neighbor>& storage, std::size_t k, T limit = std::numeric_limits<T>::infinity())
+        : out_(storage), k_(k), bound_(limit), sorted_(k <= sorted_up_to) {
+        out_.clear();
+        // A set asked for more than it can be given must not reserve for all of it.
+        out_.reserve(std::min<std::size_t>(k, 4096));
+    }
+
+    /// Candidates with a distance strictly greater than this cannot enter: the distance
+    /// of the worst kept one once k are kept, the initial limit before.
+    T bound() const noexcept { return bound_; }
+    /// True once k candidates are kept.
+    bool full() const noexcept { return out_.size() == k_; }
+    /// How many are kept (at most k).
+    std::size_t size() const noexcept { return out_.size(); }
+    /// The k asked for.
+    std::size_t k() const noexcept { return k_; }
+
+    /// Offers a candidate; it is kept if it is among the best k so far by (distance, id)
+    /// and distance <= the initial limit. Each id should be offered once per search.
+    void offer(Id id, T distance) {
+        if (!(distance <= bound_)) return;
+        const Neighbor c = make(id, distance);
+        if (sorted_) {
+            std::size_t i = out_.size();
+            if (i == k_) {
+                if (!before(c, out_[i - 1])) return;
+                --i;  // the worst drops out
+            } else {
+                out_.push_back(c);
+            }
+            Neighbor* a = out_.data();
+            for (; i > 0 && before(c, a[i - 1]); --i) a[i] = a[i - 1];
+            a[i] = c;
+            if (out_.size() == k_) bound_ = dist(a[k_ - 1]);
+        } else if (out_.size() < k_) {
+            out_.push_back(c);
+            std::push_heap(out_.begin(), out_.end(), before);
+            if (out_.size() == k_) bound_ = dist(out_.front());
+        } else if (before(c, out_.front())) {
+            // Replace the worst (the root) and sift the newcomer down.
+            Neighbor* h = out_.data();
+            std::size_t i = 0;
+            for (std::size_t child = 1; child < k_; child = 2 * i + 1) {
+                if (child + 1 < k_ && before(h[child], h[child + 1])) ++child;
+                if (!before(c, h[child])) break;
+                h[i] = h[child];
+                i = child;
+            }
+            h[i] = c;
+            bound_ = dist(h[0]);
+        }
+    }
+
+    /// Puts the kept ones in order, nearest first (ties by smaller id), in the storage
+    /// vector given at construction; the set is not to be fed afterwards.
+    void finish() {
+        if (!sorted_) std::sort(out_.begin(), out_.end(), before);  // cheaper than sort_heap
+    }
+
+    /// (distance, id) order: the order of every nearest answer.
+    static bool before(const Neighbor& x, const Neighbor& y) noexcept {
+        return dist(x) < dist(y) || (dist(x) == dist(y) && x.id < y.id);
+    }
+
+private:
+    // Neighbor is an aggregate {id, distance} whose second member may be named otherwise
+    // (geo::neighbor's is `distance`): reach it by position.
+    static T dist(const Neighbor& n) noexcept {
+        const auto& [id, d] = n;
+        (void)id;
+        return d;
+    }
+    static Neighbor make(Id id, T d) noexcept { return Neighbor{id, d}; }
+
+    std::vector<Neighbor>& out_;
+    std::size_t k_;
+    T bound_;
+    bool sorted_;
+};
+
+}  // namespace detail
+}  // namespace quoct
+
+#endif  // QUOCT_DETAIL_KNN_HPP

@@ -1,0 +1,263 @@
+// The k-nearest engine (detail/knn.hpp) and everything fed through it: the result set alone,
+// the capped k-nearest of orthtree and dynamic_orthtree, the dynamic index's nearest with
+// its snapshot, levels and tail in one search, and the periodic index's nearest under the
+// minimum image. Oracles: brute-force sorts by (distance, id) over the documented
+// predicates, on integer coordinates so that ties are many and exact.
+#include <catch2/catch.hpp>
+
+#include <quoct/detail/knn.hpp>
+#include <quoct/dynamic.hpp>
+#include <quoct/periodic.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "test_support.hpp"
+
+using namespace quoct_test;
+
+namespace {
+
+template <class T, class Id>
+bool nb_before(const quoct::neighbor<T, Id>& x, const quoct::neighbor<T, Id>& y) {
+    return x.distance_sq < y.distance_sq || (x.distance_sq == y.distance_sq && x.id < y.id);
+}
+
+// The first min(k, n) of all (id, distance) pairs with distance <= limit, by (distance, id).
+template <class T, class Id = std::uint32_t>
+std::vector<quoct::neighbor<T, Id>> first_k(std::vector<quoct::neighbor<T, Id>> all, std::size_t k, T limit) {
+    all.erase(std::remove_if(all.begin(), all.end(), [&](const auto& n) { return !(n.distance_sq <= limit); }),
+              all.end());
+    std::sort(all.begin(), all.end(), nb_before<T, Id>);
+    if (all.size() > k) all.resize(k);
+    return all;
+}
+
+template <class T, class Id>
+std::string diff(const std::vector<quoct::neighbor<T, Id>>& got, const std::vector<quoct::neighbor<T, Id>>& want) {
+    if (got.size() != want.size())
+        return "size " + std::to_string(got.size()) + " instead of " + std::to_string(want.size());
+    for (std::size_t i = 0; i < got.size(); ++i)
+        if (got[i].id != want[i].id || !(got[i].distance_sq == want[i].distance_sq))
+            return "at " + std::to_string(i) + ": id " + std::to_string(got[i].id) + " d " +
+                   std::to_string(static_cast<double>(got[i].distance_sq)) + " instead of id " +
+                   std::to_string(want[i].id) + " d " + std::to_string(static_cast<double>(want[i].distance_sq));
+    return "";
+}
+
+// Integer points in [-m, m]^D: many exact ties.
+template <class T, std::size_t D>
+points<T, D> int_points(std::size_t n, std::uint64_t seed, int m) {
+    rng r(seed);
+    points<T, D> pts(n);
+    for (auto& p : pts)
+        for (std::size_t a = 0; a < D; ++a) p[a] = static_cast<T>(r.integer(-m, m));
+    return pts;
+}
+
+template <class T, std::size_t D>
+std::vector<quoct::neighbor<T, std::uint32_t>> all_distances(const points<T, D>& pts, const quoct::point<T, D>& p) {
+    std::vector<quoct::neighbor<T, std::uint32_t>> all(pts.size());
+    for (std::size_t i = 0; i < pts.size(); ++i) all[i] = {static_cast<std::uint32_t>(i), quoct::distance_sq(pts[i], p)};
+    return all;
+}
+
+const std::size_t ks[] = {1, 2, 5, 10, 31, 32, 33, 64, 200, 5000};
+
+}  // namespace
+
+TEST_CASE("knn_set keeps the first k by (distance, id) under a limit, in any offer order", "[knn]") {
+    rng r(11);
+    for (int round = 0; round < 40; ++round) {
+        const std::size_t n = 1 + r.below(300);
+        std::vector<quoct::neighbor<double, std::uint32_t>> cands(n);
+        for (std::size_t i = 0; i < n; ++i) cands[i] = {static_cast<std::uint32_t>(i), static_cast<double>(r.below(20))};
+        // shuffle: the set must not depend on the order of offers
+        for (std::size_t i = n; i > 1; --i) std::swap(cands[i - 1], cands[r.below(i)]);
+        const double limits[] = {std::numeric_limits<double>::infinity(), 7.0, 0.0};
+        for (const double limit : limits)
+            for (const std::size_t k : ks) {
+                INFO("n=" << n << " k=" << k << " limit=" << limit);
+                std::vector<quoct::neighbor<double, std::uint32_t>> out;
+                quoct::detail::knn_set<double, std::uint32_t> set(out, k, limit);
+                for (const auto& c : cands)
+                    if (c.distance_sq <= set.bound()) set.offer(c.id, c.distance_sq);
+                set.finish();
+                CHECK(diff(out, first_k(cands, k, limit)) == "");
+            }
+    }
+}
+
+TEMPLATE_LIST_TEST_CASE("orthtree: capped nearest equals brute force, ties and the boundary included", "[knn][orthtree]",
+                        all_configs) {
+    using T = typename TestType::scalar;
+    constexpr std::size_t D = TestType::dim;
+    const auto pts = int_points<T, D>(3000, 21, 12);
+    const quoct::orthtree<T, D> tree(pts, quoct::build_options{8});
+    rng r(5);
+    std::vector<quoct::neighbor<T, std::uint32_t>> got;
+    for (int q = 0; q < 40; ++q) {
+        quoct::point<T, D> p;
+        for (std::size_t a = 0; a < D; ++a) p[a] = static_cast<T>(r.integer(-14, 14));
+        const auto all = all_distances(pts, p);
+        const T radii[] = {T(0), T(1), T(2), T(3), std::sqrt(T(5)), T(6.5), std::numeric_limits<T>::infinity()};
+        for (const T radius : radii)
+            for (const std::size_t k : ks) {
+                INFO("q=" << q << " k=" << k << " r=" << radius);
+                tree.nearest(p, k, radius, got);
+                CHECK(diff(got, first_k(all, k, radius * radius)) == "");
+            }
+        for (const std::size_t k : ks) {
+            tree.nearest(p, k, got);
+            CHECK(diff(got, first_k(all, k, std::numeric_limits<T>::infinity())) == "");
+        }
+    }
+    // A point at exactly the radius is in: the predicate of query().
+    const quoct::point<T, D> c = pts[0];
+    const T radius = T(3);
+    tree.nearest(c, pts.size(), radius, got);
+    std::vector<std::uint32_t> ids;
+    for (const auto& n : got) ids.push_back(n.id);
+    CHECK(id_diff(sorted(ids), sorted(tree.query(quoct::ball<T, D>{c, radius}))) == "");
+}
+
+TEMPLATE_LIST_TEST_CASE("orthtree: capped nearest rejects bad input", "[knn][orthtree]", all_configs) {
+    using T = typename TestType::scalar;
+    constexpr std::size_t D = TestType::dim;
+    const auto pts = int_points<T, D>(100, 2, 5);
+    const quoct::orthtree<T, D> tree(pts);
+    std::vector<quoct::neighbor<T, std::uint32_t>> out{{7u, T(1)}};
+    const auto p = splat<T, D>(0);
+    CHECK_THROWS_AS(tree.nearest(p, 3, T(-1), out), std::invalid_argument);
+    CHECK_THROWS_AS(tree.nearest(p, 3, std::numeric_limits<T>::quiet_NaN(), out), std::invalid_argument);
+    CHECK_THROWS_AS(tree.nearest(p, 0, T(1), out), std::invalid_argument);
+    CHECK_THROWS_AS(tree.nearest(splat<T, D>(std::numeric_limits<T>::infinity()), 3, T(1), out), std::invalid_argument);
+    REQUIRE(out.size() == 1);  // untouched on throw
+    CHECK(out[0].id == 7u);
+    const quoct::orthtree<T, D> none;
+    none.nearest(p, 3, T(1), out);
+    CHECK(out.empty());
+}
+
+TEMPLATE_LIST_TEST_CASE("dynamic_orthtree: nearest and capped nearest over snapshot, levels and tail", "[knn][dynamic]",
+                        all_configs) {
+    using T = typename TestType::scalar;
+    constexpr std::size_t D = TestType::dim;
+    quoct::dynamic_options opt;
+    opt.tail_limit = 16;
+    opt.tree.leaf_size = 4;
+    opt.rebuild_fraction = 0.5;
+    auto pts = int_points<T, D>(400, 31, 9);
+    quoct::dynamic_orthtree<T, D> index(pts, opt);
+    std::vector<bool> live(pts.size(), true);
+    rng r(77);
+    std::vector<quoct::neighbor<T, std::uint32_t>> got;
+    for (int step = 0; step < 60; ++step) {
+        // Mutate: insert, erase and move, so that every part holds something.
+        for (int i = 0; i < 9; ++i) {
+            quoct::point<T, D> p;
+            for (std::size_t a = 0; a < D; ++a) p[a] = static_cast<T>(r.integer(-9, 9));
+            const std::size_t what = r.below(3);
+            if (what == 0) {
+                pts.push_back(p);
+                live.push_back(true);
+                REQUIRE(index.insert(p) == pts.size() - 1);
+            } else {
+                const std::size_t id = r.below(pts.size());
+                if (!live[id]) continue;
+                if (what == 1) {
+                    index.erase(static_cast<std::uint32_t>(id));
+                    live[id] = false;
+                } else {
+                    index.move(static_cast<std::uint32_t>(id), p);
+                    pts[id] = p;
+                }
+            }
+        }
+        quoct::point<T, D> q;
+        for (std::size_t a = 0; a < D; ++a) q[a] = static_cast<T>(r.integer(-10, 10));
+        std::vector<quoct::neighbor<T, std::uint32_t>> all;
+        for (std::size_t i = 0; i < pts.size(); ++i)
+            if (live[i]) all.push_back({static_cast<std::uint32_t>(i), quoct::distance_sq(pts[i], q)});
+        for (const std::size_t k : ks) {
+            INFO("step=" << step << " k=" << k << " side trees=" << index.side_trees());
+            index.nearest(q, k, got);
+            CHECK(diff(got, first_k(all, k, std::numeric_limits<T>::infinity())) == "");
+            index.nearest(q, k, T(3), got);
+            CHECK(diff(got, first_k(all, k, T(9))) == "");
+        }
+    }
+    CHECK_THROWS_AS(index.nearest(splat<T, D>(0), 2, T(-1), got), std::invalid_argument);
+}
+
+namespace {
+template <class T, std::size_t D, class Index>
+void check_periodic_nearest(const Index& index, const quoct::periodic_domain<T, D>& dom, const points<T, D>& pts,
+                            const std::vector<bool>& live, rng& r, int L) {
+    std::vector<quoct::neighbor<T, std::uint32_t>> got;
+    for (int q = 0; q < 25; ++q) {
+        quoct::point<T, D> c;
+        for (std::size_t a = 0; a < D; ++a) c[a] = static_cast<T>(r.integer(0, L - 1));
+        if (q % 5 == 0) c[0] = std::nextafter(static_cast<T>(L), T(0));  // on the wrap boundary
+        std::vector<quoct::neighbor<T, std::uint32_t>> all;
+        for (std::size_t i = 0; i < pts.size(); ++i)
+            if (live[i]) all.push_back({static_cast<std::uint32_t>(i), dom.distance_sq(pts[i], c)});
+        for (const std::size_t k : ks) {
+            INFO("q=" << q << " k=" << k);
+            index.nearest(c, k, got);
+            CHECK(diff(got, first_k(all, k, std::numeric_limits<T>::infinity())) == "");
+            index.nearest(c, k, T(2), got);
+            CHECK(diff(got, first_k(all, k, T(4))) == "");
+        }
+    }
+}
+}  // namespace
+
+TEMPLATE_LIST_TEST_CASE("periodic_index: nearest under the minimum image equals brute force", "[knn][periodic]",
+                        all_configs) {
+    using T = typename TestType::scalar;
+    constexpr std::size_t D = TestType::dim;
+    const int L = 10;
+    for (int slab = 0; slab < 2; ++slab) {
+        quoct::periodic_domain<T, D> dom;
+        dom.length.fill(static_cast<T>(L));
+        if (slab) dom.length[D - 1] = 0;  // the last axis does not wrap
+        rng r(40 + static_cast<std::uint64_t>(slab));
+        points<T, D> pts(1500);
+        for (auto& p : pts)
+            for (std::size_t a = 0; a < D; ++a) p[a] = static_cast<T>(r.integer(0, L - 1));
+        pts[0][0] = std::nextafter(static_cast<T>(L), T(0));  // just below the period
+        std::vector<bool> live(pts.size(), true);
+        const quoct::periodic_orthtree<T, D> fixed(dom, pts, quoct::build_options{6});
+        check_periodic_nearest(fixed, dom, pts, live, r, L);
+
+        quoct::dynamic_options opt;
+        opt.tail_limit = 8;
+        opt.tree.leaf_size = 4;
+        quoct::periodic_index<quoct::dynamic_orthtree<T, D>> moving(dom, pts, opt);
+        for (int i = 0; i < 300; ++i) {
+            const std::size_t id = r.below(pts.size());
+            if (!live[id]) continue;
+            if (i % 7 == 0) {
+                moving.erase(static_cast<std::uint32_t>(id));
+                live[id] = false;
+                continue;
+            }
+            for (std::size_t a = 0; a < D; ++a) pts[id][a] = static_cast<T>(r.integer(0, L - 1));
+            moving.move(static_cast<std::uint32_t>(id), pts[id]);
+        }
+        check_periodic_nearest(moving, dom, pts, live, r, L);
+
+        std::vector<quoct::neighbor<T, std::uint32_t>> out;
+        auto outside = splat<T, D>(T(0));
+        outside[0] = static_cast<T>(L);
+        CHECK_THROWS_AS(fixed.nearest(outside, 1, out), std::invalid_argument);
+        CHECK_THROWS_AS(fixed.nearest(splat<T, D>(T(0)), 0, out), std::invalid_argument);
+        CHECK_THROWS_AS(fixed.nearest(splat<T, D>(T(0)), 1, T(-1), out), std::invalid_argument);
+    }
+}
