@@ -40,6 +40,7 @@
 #include <utility>
 #include <vector>
 
+#include "detail/knn.hpp"
 #include "detail/morton.hpp"
 #include "detail/mpi_exchange.hpp"
 #include "detail/sim.hpp"
@@ -110,19 +111,6 @@ unsigned first_difference(std::uint64_t a, std::uint64_t b, unsigned digits) noe
     unsigned top = 0;  // the highest set bit of x
     while (x >>= 1) ++top;
     return (digits * static_cast<unsigned>(D) - 1 - top) / static_cast<unsigned>(D);
-}
-
-/// The k best of `best` and `more` by (distance_sq, id), closest first, into `best`.
-template <class N>
-void merge_best(std::vector<N>& best, const N* more, std::size_t n, std::size_t k) {
-    const auto before = [](const N& x, const N& y) {
-        return x.distance_sq < y.distance_sq || (x.distance_sq == y.distance_sq && x.id < y.id);
-    };
-    const std::size_t old = best.size();
-    best.insert(best.end(), more, more + n);
-    std::sort(best.begin() + static_cast<std::ptrdiff_t>(old), best.end(), before);
-    std::inplace_merge(best.begin(), best.begin() + static_cast<std::ptrdiff_t>(old), best.end(), before);
-    if (best.size() > k) best.resize(k);
 }
 
 }  // namespace detail
@@ -624,14 +612,17 @@ auto distributed_orthtree<T, D>::nearest(const std::vector<point_type>& points, 
     });
     using request = detail::nearest_request<T, D>;
     const T inf = std::numeric_limits<T>::infinity();
+    // A rank answers with its k best within the bound: the core's search feeding the one
+    // k-nearest engine (detail/knn.hpp), its limit the bound in distance_sq.
     const auto answer = [&](const request& rq, std::vector<neighbor_type>& out) {
         if (tree_.empty()) return;
         thread_local std::vector<neighbor<T, std::uint32_t>> local;
-        tree_.nearest(rq.p, static_cast<std::size_t>(rq.k), local);
-        for (const auto& x : local) {
-            if (x.distance_sq > rq.bound_sq) break;  // closest first: the rest are farther
-            out.push_back(neighbor_type{owned_ids_[x.id], x.distance_sq});
-        }
+        quoct::detail::knn_set<T, std::uint32_t> set(local, static_cast<std::size_t>(std::min<std::uint64_t>(rq.k, tree_.size())),
+                                                     rq.bound_sq);
+        tree_.search_nearest(quoct::detail::euclidean_metric<T, D>{rq.p}, set,
+                             [&set](std::uint32_t id, T d) { set.offer(id, d); });
+        set.finish();
+        for (const auto& x : local) out.push_back(neighbor_type{owned_ids_[x.id], x.distance_sq});
     };
     // Round 1: the rank whose region is nearest (ties: the lowest rank).
     std::vector<request> requests(points.size());
@@ -666,13 +657,16 @@ auto distributed_orthtree<T, D>::nearest(const std::vector<point_type>& points, 
     }
     const csr<neighbor_type> more = ask<neighbor_type>(requests, second, answer);
 
+    // The merge: every rank's candidates offered to one k-nearest set per query (the ranks
+    // hold disjoint points, so each id is offered once).
     csr<neighbor_type> out;
     out.offsets.assign(points.size() + 1, 0);
     std::vector<neighbor_type> best;
     for (std::size_t q = 0; q < points.size(); ++q) {
-        const auto row = found.row(q), extra = more.row(q);
-        best.assign(row.begin(), row.end());
-        detail::merge_best(best, extra.begin(), extra.size(), k);
+        quoct::detail::knn_set<T, id_type> set(best, k);
+        for (const neighbor_type& c : found.row(q)) set.offer(c.id, c.distance_sq);
+        for (const neighbor_type& c : more.row(q)) set.offer(c.id, c.distance_sq);
+        set.finish();
         out.values.insert(out.values.end(), best.begin(), best.end());
         out.offsets[q + 1] = out.values.size();
     }
