@@ -80,10 +80,53 @@ order_key key_of(const record<T, D>& r) noexcept {
     return {r.key, r.id};
 }
 
+/// Reorders records by one unsigned field, stably: the core's radix sort (morton.hpp) on
+/// (field - least) packed above each record's position, when that fits 64 bits.
+template <class T, std::size_t D, class Field>
+void sort_stably_by(std::vector<record<T, D>>& records, Field field) {
+    const std::size_t n = records.size();
+    if (n < 2) return;
+    std::uint64_t least = field(records[0]), most = least;
+    for (const auto& r : records) least = std::min(least, field(r)), most = std::max(most, field(r));
+    unsigned index_bits = 1, value_bits = 0;
+    while (index_bits < 64 && (std::uint64_t{1} << index_bits) < n) ++index_bits;
+    while (value_bits < 64 && ((most - least) >> value_bits) != 0) ++value_bits;
+    if (index_bits + value_bits > 64) {
+        std::stable_sort(records.begin(), records.end(),
+                         [&](const record<T, D>& a, const record<T, D>& b) { return field(a) < field(b); });
+        return;
+    }
+    quoct::detail::raw_vector<std::uint64_t> items(n), scratch;
+    for (std::size_t i = 0; i < n; ++i) items[i] = value_bits == 0 ? i : (field(records[i]) - least) << index_bits | i;
+    if (value_bits != 0) quoct::detail::radix_sort(items, scratch, index_bits, value_bits);
+    std::vector<record<T, D>> sorted(n);
+    const std::uint64_t mask = index_bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << index_bits) - 1;
+    for (std::size_t i = 0; i < n; ++i) sorted[i] = records[static_cast<std::size_t>(items[i] & mask)];
+    records.swap(sorted);
+}
+
+/// Records in increasing id order, reordered by (key, id).
 template <class T, std::size_t D>
-void sort_records(std::vector<record<T, D>>& records) {
-    std::sort(records.begin(), records.end(),
-              [](const record<T, D>& a, const record<T, D>& b) { return key_of(a) < key_of(b); });
+void sort_by_key(std::vector<record<T, D>>& records) {
+    sort_stably_by(records, [](const record<T, D>& r) { return r.key; });
+}
+
+/// Records that form sorted runs [offsets[i], offsets[i + 1]), merged into one sorted run
+/// (pairs of neighbouring runs at a time).
+template <class T, std::size_t D>
+void merge_runs(std::vector<record<T, D>>& records, std::vector<std::size_t> offsets) {
+    const auto less = [](const record<T, D>& a, const record<T, D>& b) { return key_of(a) < key_of(b); };
+    while (offsets.size() > 2) {
+        std::vector<std::size_t> merged{0};
+        for (std::size_t i = 0; i + 1 < offsets.size(); i += 2) {
+            const std::size_t end = offsets[std::min(i + 2, offsets.size() - 1)];
+            std::inplace_merge(records.begin() + static_cast<std::ptrdiff_t>(offsets[i]),
+                               records.begin() + static_cast<std::ptrdiff_t>(offsets[i + 1]),
+                               records.begin() + static_cast<std::ptrdiff_t>(end), less);
+            merged.push_back(end);
+        }
+        offsets.swap(merged);
+    }
 }
 
 /// A nearest-neighbour request: the point, the k wanted, and a bound on distance_sq beyond
@@ -108,8 +151,12 @@ template <std::size_t D>
 unsigned first_difference(std::uint64_t a, std::uint64_t b, unsigned digits) noexcept {
     std::uint64_t x = a ^ b;
     if (x == 0) return digits;
-    unsigned top = 0;  // the highest set bit of x
+#if defined(__GNUC__) || defined(__clang__)
+    const unsigned top = 63u - static_cast<unsigned>(__builtin_clzll(x));  // the highest set bit of x
+#else
+    unsigned top = 0;
     while (x >>= 1) ++top;
+#endif
     return (digits * static_cast<unsigned>(D) - 1 - top) / static_cast<unsigned>(D);
 }
 
@@ -249,7 +296,8 @@ private:
     void route_by_splitters(std::vector<record_type>& records) const;
     void balance_exactly(std::vector<record_type>& records) const;
     void finish(std::vector<record_type>& records);
-    std::vector<record_type> send_to(const std::vector<record_type>& records, const std::vector<std::size_t>& dest) const;
+    std::vector<record_type> send_to(const std::vector<record_type>& records, const std::vector<std::size_t>& dest,
+                                     std::vector<std::size_t>& recv_offsets) const;
     std::uint64_t limit_for(std::uint64_t n) const noexcept;
 
     template <class Shape>
@@ -379,8 +427,8 @@ void distributed_orthtree<T, D>::build(const point_type* points, std::size_t n) 
 
 // Sends records[i] to rank dest[i]; returns what arrived, in source-rank order.
 template <class T, std::size_t D>
-auto distributed_orthtree<T, D>::send_to(const std::vector<record_type>& records,
-                                         const std::vector<std::size_t>& dest) const -> std::vector<record_type> {
+auto distributed_orthtree<T, D>::send_to(const std::vector<record_type>& records, const std::vector<std::size_t>& dest,
+                                         std::vector<std::size_t>& recv_offsets) const -> std::vector<record_type> {
     const std::size_t p = channel_.ranks();
     std::vector<std::size_t> offsets(p + 1, 0);
     for (const std::size_t d : dest) ++offsets[d + 1];
@@ -388,17 +436,16 @@ auto distributed_orthtree<T, D>::send_to(const std::vector<record_type>& records
     std::vector<record_type> out(records.size());
     std::vector<std::size_t> at(offsets.begin(), offsets.end() - 1);
     for (std::size_t i = 0; i < records.size(); ++i) out[at[dest[i]]++] = records[i];
-    std::vector<std::size_t> recv_offsets;
     return channel_.exchange(out, offsets, recv_offsets);
 }
 
-// Sorts the records globally: local sort, splitters from weighted regular samples of
-// every rank, one exchange, local sort. The counts come out only roughly equal;
+// Sorts the records globally: local radix sort, splitters from weighted regular samples of
+// every rank, one exchange, a merge of the sorted runs that arrive. The counts come out only roughly equal;
 // balance_exactly evens them.
 template <class T, std::size_t D>
 void distributed_orthtree<T, D>::sample_sort(std::vector<record_type>& records) const {
     const std::size_t p = channel_.ranks();
-    detail::sort_records(records);
+    detail::sort_by_key(records);  // they come in id order
     if (p == 1) return;
     struct sample {
         detail::order_key at;
@@ -422,19 +469,22 @@ void distributed_orthtree<T, D>::sample_sort(std::vector<record_type>& records) 
     for (std::size_t i = 0; i < m; ++i)
         dest[i] = static_cast<std::size_t>(std::upper_bound(cuts.begin(), cuts.end(), detail::key_of(records[i])) -
                                            cuts.begin());
-    records = send_to(records, dest);
-    detail::sort_records(records);
+    std::vector<std::size_t> runs;
+    records = send_to(records, dest, runs);
+    detail::merge_runs(records, runs);
 }
 
 // Sends each record to the rank that owns it under the current cuts (lower_).
 template <class T, std::size_t D>
 void distributed_orthtree<T, D>::route_by_splitters(std::vector<record_type>& records) const {
+    detail::sort_by_key(records);  // they come in id order
     std::vector<std::size_t> dest(records.size());
     for (std::size_t i = 0; i < records.size(); ++i)
         dest[i] = static_cast<std::size_t>(
             std::upper_bound(lower_.begin() + 1, lower_.end(), detail::key_of(records[i])) - (lower_.begin() + 1));
-    records = send_to(records, dest);
-    detail::sort_records(records);
+    std::vector<std::size_t> runs;
+    records = send_to(records, dest, runs);
+    detail::merge_runs(records, runs);
 }
 
 // The records are sorted within each rank and across ranks in rank order. Gives rank r
@@ -478,14 +528,16 @@ void distributed_orthtree<T, D>::finish(std::vector<record_type>& records) {
     // region_boxes runs (counted for every prefix length in one pass), one tight box each.
     const unsigned digits = quoct::detail::morton_bits<D>();
     std::vector<std::size_t> differ_at(digits + 1, 0);
+    std::vector<unsigned char> first_digit(records.size(), 0);  // where record i's key leaves record i - 1's
     for (std::size_t i = 1; i < records.size(); ++i)
-        ++differ_at[detail::first_difference<D>(records[i - 1].key, records[i].key, digits)];
+        ++differ_at[first_digit[i] = static_cast<unsigned char>(
+                        detail::first_difference<D>(records[i - 1].key, records[i].key, digits))];
     unsigned level = 0;
     for (std::size_t runs = 1; level < digits && runs + differ_at[level] <= region_boxes; ++level)
         runs += differ_at[level];
     std::vector<box_type> boxes;
     for (std::size_t i = 0; i < records.size(); ++i) {
-        if (i == 0 || detail::first_difference<D>(records[i - 1].key, records[i].key, digits) < level)
+        if (i == 0 || first_digit[i] < level)
             boxes.push_back(box_type{records[i].p, records[i].p});
         box_type& b = boxes.back();
         for (std::size_t a = 0; a < D; ++a) {
@@ -496,7 +548,7 @@ void distributed_orthtree<T, D>::finish(std::vector<record_type>& records) {
     regions_ = channel_.all_gather(boxes, region_offsets_);
 
     // The local tree, over the points in global id order (so local ids order as global ids).
-    std::sort(records.begin(), records.end(), [](const record_type& a, const record_type& b) { return a.id < b.id; });
+    detail::sort_stably_by(records, [](const record_type& r) { return r.id; });
     owned_ids_.resize(records.size());
     owned_points_.resize(records.size());
     for (std::size_t i = 0; i < records.size(); ++i) owned_ids_[i] = records[i].id, owned_points_[i] = records[i].p;
