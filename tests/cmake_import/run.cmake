@@ -2,7 +2,7 @@
 # prefix under WORK_DIR, deletes the build tree so only the install is left, then
 # configures, builds and runs the consumer project next to this script against it.
 #   -DSOURCE_DIR=<quoct source> -DWORK_DIR=<scratch dir> -DGENERATOR=<generator>
-#   -DCXX_COMPILER=<compiler>
+#   -DCXX_COMPILER=<compiler> [-DWITH_MPI=ON: check find_package(quoct COMPONENTS mpi) too]
 cmake_minimum_required(VERSION 3.16)
 
 foreach(var SOURCE_DIR WORK_DIR GENERATOR CXX_COMPILER)
@@ -34,7 +34,7 @@ file(REMOVE_RECURSE ${quoct_build})
 run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/cmake_import -B ${consumer_build} -G ${GENERATOR}
     -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=${prefix}
     -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF -DQUOCT_EXPECTED_DIR=${prefix}
-    -DQUOCT_TEST_CSV=${SOURCE_DIR}/data/bunny.csv)
+    -DQUOCT_TEST_CSV=${SOURCE_DIR}/data/bunny.csv -DQUOCT_TEST_MPI=${WITH_MPI})
 run(${CMAKE_COMMAND} --build ${consumer_build} --config Release)
 execute_process(COMMAND ${CMAKE_CTEST_COMMAND} -C Release --output-on-failure
     WORKING_DIRECTORY ${consumer_build} RESULT_VARIABLE rc)
