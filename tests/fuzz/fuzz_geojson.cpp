@@ -37,11 +37,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         QUOCT_FUZZ_CHECK(loc.values[i].size() == loc.columns.size(), "a record with the wrong width");
         QUOCT_FUZZ_CHECK(i == 0 || loc.origins[i] > loc.origins[i - 1], "feature indexes do not increase");
     }
-    // Kept and skipped features together are numbered 0, 1, 2, ... with none twice.
+    // Kept and skipped features together are numbered 1, 2, 3, ... (as CSV counts lines),
+    // with none twice; a kept feature's record number is its feature number.
     std::vector<std::size_t> where = loc.origins;
     for (const auto& s : loc.skipped) where.push_back(s.where);
     where = sorted(where);
-    for (std::size_t i = 0; i < where.size(); ++i) QUOCT_FUZZ_CHECK(where[i] == i, "features lost or counted twice");
+    for (std::size_t i = 0; i < where.size(); ++i) QUOCT_FUZZ_CHECK(where[i] == i + 1, "features lost or counted twice");
+    QUOCT_FUZZ_CHECK(loc.records == loc.origins, "record numbers are not the feature numbers");
 
     std::vector<io::hit> hits;
     for (std::size_t i = 0; i < loc.locations.size(); ++i) hits.push_back({i, 0});
