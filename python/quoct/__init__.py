@@ -187,8 +187,8 @@ class Tree:
     boxsize : array_like or float, optional
         A periodic (toroidal) domain as in cKDTree: axis a wraps with period
         ``boxsize[a]``; 0 leaves that axis open. Every point must lie in [0, boxsize)
-        on the wrapping axes; query points are wrapped into it. With a boxsize,
-        ``query`` (k nearest) is not available.
+        on the wrapping axes; query points are wrapped into it, and every query
+        (``query`` included) measures the minimum-image distance.
 
     Raises
     ------
@@ -324,8 +324,7 @@ class Tree:
         Raises
         ------
         ValueError
-            Wrong shape or dtype, NaN or infinite x, k < 1, negative bound, p != 2, and
-            with a boxsize (k-nearest is not available on a periodic tree).
+            Wrong shape or dtype, NaN or infinite x, k < 1, negative bound, p != 2.
         """
         return _knn(self._core, self.m, x, k, eps, p, distance_upper_bound, workers)
 

@@ -72,13 +72,20 @@ public:
 
     // The k nearest of each x[i] within distance `bound`, closest first.
     py::tuple knn(const darray& x, std::size_t k, double bound, unsigned threads) const {
-        if (periodic_) throw std::invalid_argument("quoct: query (k nearest) is not available with boxsize");
         rows_of(x, D, "x");
-        const auto pts = points_of<D>(x);
+        auto pts = points_of<D>(x);
         quoct::csr<quoct::neighbor<double, id_type>> rows;
         {
             py::gil_scoped_release nogil;
-            rows = quoct::batch_nearest(*plain_, pts.data(), pts.size(), k, threads);
+            if (periodic_) {
+                // As for balls: wrapped into the box (minimum image), a NaN or infinite
+                // point left for the query to refuse.
+                for (auto& p : pts)
+                    if (quoct::is_finite(p)) p = periodic_->domain().wrap(p);
+                rows = quoct::batch_nearest(*periodic_, pts.data(), pts.size(), k, threads);
+            } else {
+                rows = quoct::batch_nearest(*plain_, pts.data(), pts.size(), k, threads);
+            }
         }
         knn_result res = knn_arrays(rows, k, bound * bound, n());
         return py::make_tuple(res.distances, res.ids);

@@ -231,6 +231,13 @@ def test_periodic_boxsize_equals_ckdtree(rng, m):
     same_lists(t.query_ball_tree(to, 0.1), k.query_ball_tree(ko, 0.1))
     r = np.array([0.05, 0.1, 0.3])
     np.testing.assert_array_equal(t.count_neighbors(to, r), k.count_neighbors(ko, r))
+    # k nearest under the minimum image, query points inside and outside the box.
+    for q in (x, outside):
+        for kk in (1, 7):
+            d, i = t.query(q, k=kk)
+            dk, ik = k.query(q, k=kk)
+            np.testing.assert_array_equal(i, ik)
+            np.testing.assert_allclose(d, dk, rtol=1e-14, atol=0)
 
 
 def test_periodic_open_axis_and_scalar_boxsize(rng):
