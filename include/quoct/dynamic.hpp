@@ -390,9 +390,9 @@ public:
         detail::check_point(p, "nearest query point");
         detail::check_k(k);
         detail::check_radius(radius, "nearest");
-        detail::knn_set<T, Id> set(out, std::min(k, std::max<std::size_t>(live_, 1)), radius * radius);
-        search_nearest(detail::euclidean_metric<T, D>{p}, set, [&set](Id id, T d) { set.offer(id, d); });
-        set.finish();
+        detail::run_nearest<T, Id>(out, k, live_, radius, [&](const auto& set, auto&& sink) {
+            search_nearest(detail::euclidean_metric<T, D>{p}, set, sink);
+        });
     }
     /// Advanced: orthtree::search_nearest over the live points (snapshot, side trees and
     /// tail, all feeding one set), calling sink(id, distance) with our ids. Same contract.

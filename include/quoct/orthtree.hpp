@@ -63,10 +63,7 @@ namespace detail {
 /// Sorts neighbours by (distance_sq, id) when asked to.
 template <class T, class Id>
 void order_results(std::vector<neighbor<T, Id>>& out, result_order order) {
-    if (order == result_order::nearest_first)
-        std::sort(out.begin(), out.end(), [](const neighbor<T, Id>& x, const neighbor<T, Id>& y) {
-            return x.distance_sq < y.distance_sq || (x.distance_sq == y.distance_sq && x.id < y.id);
-        });
+    if (order == result_order::nearest_first) std::sort(out.begin(), out.end(), knn_set<T, Id>::before);
 }
 
 /// A fixed-capacity LIFO of traversal entries, on the stack when small.
@@ -281,9 +278,9 @@ public:
         detail::check_point(p, "nearest query point");
         detail::check_k(k);
         detail::check_radius(radius, "nearest");
-        detail::knn_set<T, Id> set(out, std::min(k, std::max<std::size_t>(size_, 1)), radius * radius);
-        search_nearest(detail::euclidean_metric<T, D>{p}, set, [&set](Id id, T d) { set.offer(id, d); });
-        set.finish();
+        detail::run_nearest<T, Id>(out, k, size_, radius, [&](const auto& set, auto&& sink) {
+            search_nearest(detail::euclidean_metric<T, D>{p}, set, sink);
+        });
     }
     /// As nearest(p, k, out), giving ids only.
     void nearest(const point_type& p, std::size_t k, std::vector<Id>& out) const {

@@ -373,10 +373,9 @@ public:
         detail::check_k(k);
         detail::check_radius(radius, "nearest");
         domain_.check(p, "nearest query point");
-        detail::knn_set<T, Id> set(out, std::min(k, std::max<std::size_t>(size(), 1)), radius * radius);
-        base_.search_nearest(detail::sim::periodic_metric_nearest<T, D>{domain_, p}, set,
-                             [&set](Id id, T d) { set.offer(id, d); });
-        set.finish();
+        detail::run_nearest<T, Id>(out, k, size(), radius, [&](const auto& set, auto&& sink) {
+            base_.search_nearest(detail::sim::periodic_metric_nearest<T, D>{domain_, p}, set, sink);
+        });
     }
     /// As nearest(p, k, out), returning the ids.
     std::vector<Id> nearest(const point_type& p, std::size_t k) const {

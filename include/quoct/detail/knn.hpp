@@ -122,6 +122,17 @@ private:
     bool sorted_;
 };
 
+/// The one k-nearest query every point index runs: the best min(k, n) of the n points
+/// (one slot kept for an empty index) within the closed radius, by (distance_sq, id),
+/// left in `out` nearest first. `search(set, sink)` feeds the index's candidates, calling
+/// sink(id, distance_sq); the caller has checked k, the radius and the query point.
+template <class T, class Id, class Search>
+void run_nearest(std::vector<neighbor<T, Id>>& out, std::size_t k, std::size_t n, T radius, Search&& search) {
+    knn_set<T, Id> set(out, std::min(k, std::max<std::size_t>(n, 1)), radius * radius);
+    search(set, [&set](Id id, T d) { set.offer(id, d); });
+    set.finish();
+}
+
 }  // namespace detail
 }  // namespace quoct
 
