@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <type_traits>
 
 #include <quoct/io/wkt.hpp>
 
@@ -22,4 +23,30 @@ TEST_CASE("fuzz regression: WKT with coordinates far apart is refused with parse
             CHECK(std::string(e.what()).find("--wkt: invalid polygon: ") == 0);
         }
     }
+}
+
+// fuzz_wkt: Boost 1.74's bg::is_valid rescaled the polygon to 64-bit integers, and Cramer's
+// rule overflowed them (signed overflow, undefined behaviour; UBSan stopped the fuzzer) for a
+// hole reaching far outside its shell. wkt_point now makes Boost.Geometry compute in double.
+TEST_CASE("fuzz regression: a hole far outside its shell is refused, checked in floating point", "[io][geo][fuzz]") {
+    namespace bg = boost::geometry;
+    STATIC_REQUIRE(std::is_same<bg::coordinate_type<io::wkt_point>::type, double>::value);
+#if defined(BOOST_GEOMETRY_USE_RESCALING)
+    STATIC_REQUIRE(std::is_same<bg::rescale_policy_type<io::wkt_point>::type, bg::detail::no_rescale_policy>::value);
+#endif
+    for (const std::string& wkt : {std::string("polygon((0 0,0 10,10 10,10 0),(2 2,4 8888888,4,2))"),
+                                   std::string("POLYGON((0 0,0 10,10 10,10 0,0 0),(2 2,4 8888888,4 2,2 2))")}) {
+        try {
+            io::read_wkt_area(wkt, "--wkt");
+            FAIL("no exception for " << wkt);
+        } catch (const io::parse_error& e) {
+            CHECK(std::string(e.what()).find("--wkt: invalid polygon: ") == 0);
+        }
+    }
+    // The same shell with a hole inside it is read, and covers what Boost.Geometry says it covers.
+    const io::wkt_multi_polygon area = io::read_wkt_area("POLYGON((0 0,0 10,10 10,10 0,0 0),(2 2,4 8,4 2,2 2))", "--wkt");
+    REQUIRE(area.size() == 1);
+    CHECK(area[0].inners().size() == 1);
+    CHECK(bg::covered_by(io::wkt_point(1, 1), area));
+    CHECK(!bg::covered_by(io::wkt_point(3.5, 3), area));
 }

@@ -27,6 +27,7 @@
 #include <boost/geometry/geometries/multi_polygon.hpp>
 #include <boost/geometry/geometries/point_xy.hpp>
 #include <boost/geometry/geometries/polygon.hpp>
+#include <boost/geometry/geometries/register/point.hpp>
 #include <boost/geometry/io/wkt/read.hpp>
 #include <boost/numeric/conversion/converter_policies.hpp>
 
@@ -37,8 +38,38 @@
 namespace quoct {
 namespace io {
 
-/// A lon/lat point, x = longitude and y = latitude in degrees, in Boost.Geometry's cartesian system.
-using wkt_point = boost::geometry::model::d2::point_xy<double>;
+/// A lon/lat point, x = longitude and y = latitude in degrees, in Boost.Geometry's cartesian
+/// system: a Boost.Geometry point_xy<double> (x(), y(), constructed from (x, y)) under a name of
+/// its own, so that Boost.Geometry checks its polygons in floating point. Boost 1.74 otherwise
+/// rescales cartesian doubles to 64-bit integers in bg::is_valid, and that integer arithmetic
+/// overflows (undefined behaviour, then a wrong verdict) for rings far apart, e.g. a hole
+/// reaching lat 8888888 (found by fuzzing).
+struct wkt_point : boost::geometry::model::d2::point_xy<double> {
+    using point_xy::point_xy;
+    wkt_point() = default;
+};
+
+}  // namespace io
+}  // namespace quoct
+
+BOOST_GEOMETRY_REGISTER_POINT_2D_GET_SET(quoct::io::wkt_point, double, boost::geometry::cs::cartesian, x, y, x, y)
+
+#if defined(BOOST_GEOMETRY_USE_RESCALING)  // Boost versions that still rescale by default
+#include <boost/geometry/policies/robustness/get_rescale_policy.hpp>
+#include <boost/geometry/policies/robustness/no_rescale_policy.hpp>
+namespace boost {
+namespace geometry {
+/// Boost.Geometry algorithms on quoct::io::wkt_point compute in double, without rescaling.
+template <>
+struct rescale_policy_type<quoct::io::wkt_point, cartesian_tag> {
+    using type = detail::no_rescale_policy;
+};
+}  // namespace geometry
+}  // namespace boost
+#endif
+
+namespace quoct {
+namespace io {
 /// A polygon with holes over wkt_point (clockwise shells, closed rings: Boost's defaults).
 using wkt_polygon = boost::geometry::model::polygon<wkt_point>;
 /// One or more polygons; what read_wkt_area returns for POLYGON and MULTIPOLYGON alike.
