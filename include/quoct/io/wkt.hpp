@@ -29,7 +29,6 @@
 #include <boost/geometry/geometries/polygon.hpp>
 #include <boost/geometry/geometries/register/point.hpp>
 #include <boost/geometry/io/wkt/read.hpp>
-#include <boost/numeric/conversion/converter_policies.hpp>
 
 #include "../geo_boost.hpp"
 #include "csv.hpp"
@@ -131,10 +130,6 @@ inline void finish_area(wkt_multi_polygon& area, const std::string& source) {
         if (bg::is_valid(area, failure)) return;
         bg::is_valid(area, reason);
         if (failure != bg::failure_spikes) ring = self_crossing_ring(area);
-    } catch (const boost::numeric::bad_numeric_cast& e) {
-        // Boost.Geometry rescales to 64-bit integers to find self-intersections; coordinates
-        // wide apart overflow it (found by fuzzing: 1e80 next to 1).
-        throw parse_error(source, 0, std::string("invalid polygon: coordinates too far apart to check (") + e.what() + ")");
     } catch (const bg::exception& e) {
         throw parse_error(source, 0, std::string("invalid polygon: ") + e.what());
     }
@@ -154,9 +149,7 @@ inline void finish_area(wkt_multi_polygon& area, const std::string& source) {
 /// "source: invalid WKT: ..." for text Boost.Geometry cannot read and for any other
 /// geometry type, "source: SRID=n is not supported: ..." for an SRID other than 4326, and
 /// "source: invalid polygon: ..." for an invalid or empty one ("it intersects itself (...)"
-/// when a ring crosses itself or another ring), or one whose coordinates are too far apart
-/// for Boost.Geometry's validity check (its integer rescaling overflows, e.g. 1e80 next to
-/// 1). Thread-safe (no shared state).
+/// when a ring crosses itself or another ring). Thread-safe (no shared state).
 inline wkt_multi_polygon read_wkt_area(const std::string& wkt, const std::string& source) {
     namespace bg = boost::geometry;
     const std::string text = detail::strip_srid(wkt, source);
