@@ -3,6 +3,8 @@
 // brute force over quoct::geo::distance and Boost.Geometry, and its exit codes.
 #include <catch2/catch.hpp>
 
+#include "test_cli_support.hpp"
+
 #ifdef QUOCT_CLI
 
 #include <quoct/geo.hpp>
@@ -27,32 +29,14 @@ namespace {
 namespace io = quoct::io;
 namespace fs = std::filesystem;
 
-struct run_result {
-    int status;        // the exit code, or -1 if it did not exit normally
-    std::string out;   // stdout, or stdout and stderr together when asked
-};
+using run_result = quoct_test::cli_result;
+using quoct_test::file_text;
+using quoct_test::temp_path;
 
 // Runs `quoct <args>` through the shell; stderr goes to `err_file` when given, else is dropped.
 run_result run_quoct(const std::string& args, const std::string& err_file = "", const std::string& env = "") {
-    const std::string cmd = env + " '" + std::string(QUOCT_CLI) + "' " + args + " 2>" +
-                            (err_file.empty() ? std::string("/dev/null") : "'" + err_file + "'");
-    FILE* pipe = ::popen(cmd.c_str(), "r");
-    REQUIRE(pipe != nullptr);
-    std::string out;
-    char buf[4096];
-    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
-    const int status = ::pclose(pipe);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+    return quoct_test::run_cli(args, err_file, env);
 }
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-std::string scratch(const std::string& name) { return (fs::temp_directory_path() / ("quoct_cli_test_" + name)).string(); }
 
 io::csv_table csv_of(const std::string& text) {
     std::istringstream in(text);
@@ -131,7 +115,7 @@ TEST_CASE("cli: box across the antimeridian and polygon match brute force and Bo
 }
 
 TEST_CASE("cli: bad arguments, missing files, invalid WKT and bad rows fail with a message", "[cli]") {
-    const std::string err = scratch("stderr.txt");
+    const std::string err = temp_path("stderr.txt");
     CHECK(run_quoct("").status != 0);
     CHECK(run_quoct("near --lon 2.35").status != 0);                         // no --lat, no --km/--k
     CHECK(run_quoct("near --lon 2.35 --lat 48.85").status != 0);             // neither --km nor --k
@@ -141,20 +125,20 @@ TEST_CASE("cli: bad arguments, missing files, invalid WKT and bad rows fail with
     CHECK(run_quoct("frobnicate").status != 0);
 
     CHECK(run_quoct("near --lon 0 --lat 0 --km 1 /nonexistent/points.csv", err).status != 0);
-    CHECK(slurp(err).find("/nonexistent/points.csv") != std::string::npos);
+    CHECK(file_text(err).find("/nonexistent/points.csv") != std::string::npos);
 
     CHECK(run_quoct("polygon --wkt 'POLYGON((0 0, 1 0, 1 1'", err).status == 1);
-    CHECK(slurp(err).find("quoct: error: --wkt: invalid WKT") == 0);
+    CHECK(file_text(err).find("quoct: error: --wkt: invalid WKT") == 0);
 
-    const std::string bad = scratch("bad.csv");
+    const std::string bad = temp_path("bad.csv");
     std::ofstream(bad) << "city,x,y\nA,1,2\nB,1,100\nC,abc,3\nD,1.5,2\n";
     const std::string columns = " --lon-column x --lat-column y --name-column city ";
     CHECK(run_quoct("near --lon 1 --lat 2 --km 100" + columns + "'" + bad + "'", err).status == 1);
-    CHECK(slurp(err) == "quoct: error: " + bad + ":3: column 'y': 100 is not in [-90, 90]\n");
+    CHECK(file_text(err) == "quoct: error: " + bad + ":3: column 'y': 100 is not in [-90, 90]\n");
 
     const auto skipped = run_quoct("near --lon 1 --lat 2 --km 100 --format csv --on-bad-row skip" + columns + "'" + bad + "'", err);
     CHECK(skipped.status == 0);
-    CHECK(slurp(err) == "quoct: skipped " + bad + ":3: column 'y': 100 is not in [-90, 90]\nquoct: skipped " + bad +
+    CHECK(file_text(err) == "quoct: skipped " + bad + ":3: column 'y': 100 is not in [-90, 90]\nquoct: skipped " + bad +
                             ":4: column 'x': 'abc' is not a number\nquoct: 2 bad rows skipped\n");
     CHECK(column_values(csv_of(skipped.out), "city") == std::vector<std::string>{"A", "D"});
     CHECK(run_quoct("near --lon 1 --lat 2 --km 100 --on-bad-row skip --name-column nope" + columns.substr(0, 30) + "'" + bad + "'")
@@ -169,7 +153,7 @@ TEST_CASE("cli: --help for every subcommand, QUOCT_DATA, GeoJSON input and svg o
     }
     CHECK(run_quoct("--help").out.find("near") != std::string::npos);
 
-    const std::string geojson = scratch("points.geojson");
+    const std::string geojson = temp_path("points.geojson");
     std::ofstream(geojson) << R"({"type":"FeatureCollection","features":[
         {"type":"Feature","geometry":{"type":"Point","coordinates":[10,20]},"properties":{"name":"here"}},
         {"type":"Feature","geometry":{"type":"Point","coordinates":[10,21]},"properties":{"name":"there"}}]})";
@@ -179,10 +163,10 @@ TEST_CASE("cli: --help for every subcommand, QUOCT_DATA, GeoJSON input and svg o
     CHECK(column_values(t, "name") == std::vector<std::string>{"here", "there"});
     CHECK(t.rows[1][3] == "111.195");  // one degree of the 6371.0088 km sphere
 
-    const std::string svg = scratch("out.svg");
+    const std::string svg = temp_path("out.svg");
     fs::remove(svg);
     REQUIRE(run_quoct("svg --lon 2.3522 --lat 48.8566 --km 25 -o '" + svg + "'").status == 0);
-    const std::string picture = slurp(svg);
+    const std::string picture = file_text(svg);
     CHECK(picture.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0) == 0);
     CHECK(picture.find("<rect") != std::string::npos);
     CHECK(picture.find("fill=\"#d6336c\"") != std::string::npos);

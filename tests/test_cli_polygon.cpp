@@ -3,6 +3,8 @@
 // Boost.Geometry's covered_by on the polygon unwrapped by hand.
 #include <catch2/catch.hpp>
 
+#include "test_cli_support.hpp"
+
 #ifdef QUOCT_CLI
 
 #include <quoct/io/csv.hpp>
@@ -34,7 +36,7 @@ struct polygon_run {
 };
 
 polygon_run run_polygon(const std::string& args) {
-    const std::string err_file = (std::filesystem::temp_directory_path() / "quoct_cli_polygon_stderr.txt").string();
+    const std::string err_file = quoct_test::temp_path("polygon_stderr.txt");
     const std::string cmd = "'" + std::string(QUOCT_CLI) + "' polygon --format csv " + args + " 2>'" + err_file + "'";
     FILE* pipe = ::popen(cmd.c_str(), "r");
     REQUIRE(pipe != nullptr);
@@ -92,7 +94,7 @@ TEST_CASE("cli polygon: across the antimeridian, WKT and GeoJSON, either orienta
     const auto text = run_polygon("--geojson '" + geojson + "'");
     CHECK(text.status == 0);
     CHECK(ids_of(text.out) == holed);
-    const std::string file = (std::filesystem::temp_directory_path() / "quoct_cli_polygon.geojson").string();
+    const std::string file = quoct_test::temp_path("polygon.geojson");
     std::ofstream(file) << geojson;
     const auto from_file = run_polygon("--geojson '" + file + "'");
     CHECK(from_file.status == 0);

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
@@ -39,9 +40,25 @@ inline std::string file_text(const std::string& path) {
     return s.str();
 }
 
-// A path in the temporary directory, unique to this test program's name prefix.
+// A path in a directory of this test process's own (under the system's temporary
+// directory, removed when the process exits): ctest runs test cases in parallel processes,
+// and a shared file name let one case overwrite another's input.
 inline std::string temp_path(const std::string& name) {
-    return (std::filesystem::temp_directory_path() / ("quoct_cli_io_test_" + name)).string();
+    struct directory {
+        std::filesystem::path path;
+        directory() {
+            std::random_device rd;
+            path = std::filesystem::temp_directory_path() /
+                   ("quoct_test_" + std::to_string(rd()) + "_" + std::to_string(rd()));
+            std::filesystem::create_directories(path);
+        }
+        ~directory() {
+            std::error_code ignored;
+            std::filesystem::remove_all(path, ignored);
+        }
+    };
+    static const directory dir;
+    return (dir.path / name).string();
 }
 
 }  // namespace quoct_test
