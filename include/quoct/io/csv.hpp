@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "../geometry.hpp"
+#include "text_fields.hpp"
 
 namespace quoct {
 namespace io {
@@ -44,14 +45,18 @@ private:
     std::size_t line_;
 };
 
-/// A CSV file read into memory: its header and its records, all as strings.
+/// A CSV file read into memory: its header and its records, all as text. The records are
+/// stored flat (text_fields), so a table takes about the file's size plus a few bytes per
+/// field and eight per record (the line numbers).
 struct csv_table {
     /// Where the table came from (a path or display name); error messages name it.
     std::string source;
     /// The column names, from the first record.
     std::vector<std::string> header;
-    /// The records after the header; each has exactly header.size() fields.
-    std::vector<std::vector<std::string>> rows;
+    /// The records after the header, each with exactly header.size() fields: rows.size()
+    /// records, rows[r][c] (or rows.field(r, c)) the text of field c of record r, a
+    /// std::string_view valid while the table lives unchanged.
+    text_fields rows;
     /// The 1-based source line on which each record starts (records may span lines).
     std::vector<std::size_t> lines;
 
