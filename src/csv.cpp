@@ -55,7 +55,9 @@ parsed_number parse_field(std::string_view field) noexcept {
 // again from its start, so every decision sees the same bytes as on the whole text.
 class record_reader {
 public:
-    record_reader(std::istream& in, const std::string& source) : in_(in), source_(source) {
+    // Reads `piece` bytes of the stream at a time (more when one record is longer).
+    record_reader(std::istream& in, const std::string& source, std::size_t piece = std::size_t(1) << 20)
+        : in_(in), source_(source) {
         // As read_all did: an earlier end of file or failed read does not stop this one.
         in_.clear(in_.rdstate() & ~(std::ios::failbit | std::ios::eofbit));
         const std::istream::pos_type start = in_.tellg();
@@ -65,7 +67,7 @@ public:
             in_.seekg(start);
         }
         in_.clear(in_.rdstate() & ~(std::ios::failbit | std::ios::eofbit));
-        buf_.resize(piece);
+        buf_.resize(std::max<std::size_t>(piece, 1));
         refill();
         while (end_ < bom.size() && !eof_) refill();
         if (std::string_view(buf_.data(), std::min(end_, bom.size())) == bom) pos_ = bom.size();
@@ -90,7 +92,6 @@ public:
     }
 
 private:
-    static constexpr std::size_t piece = std::size_t(1) << 20;
     static constexpr std::string_view bom = "\xEF\xBB\xBF";
 
     enum class step { record, end, more };
@@ -257,10 +258,9 @@ void scan_records(record_reader& reader, const std::string& source, std::vector<
     }
 }
 
-csv_table parse_csv(std::istream& in, const std::string& source) {
+csv_table parse_csv(const std::string& source, record_reader& reader) {
     csv_table table;
     table.source = source;
-    record_reader reader(in, source);
     bool first = true;
     scan_records(reader, source, table.header, [&](const std::vector<std::string_view>& fields, std::size_t line) {
         if (first) {  // the whole stream is an upper bound on the fields' text
@@ -306,6 +306,11 @@ double number_at(std::string_view field, const std::string& column, const std::s
     else if (n.status == number_status::not_finite) what += "'" + std::string(field) + "' is not a finite number";
     else what += "'" + std::string(field) + "' is not a number";
     throw parse_error(source, line, what);
+}
+
+csv_table read_csv_in_pieces(std::istream& in, const std::string& source, std::size_t piece) {
+    record_reader reader(in, source, piece);
+    return parse_csv(source, reader);
 }
 
 // The whole of `in`, allocated once when the stream can tell its size.
@@ -446,7 +451,10 @@ std::optional<double> parse_number(std::string_view field) noexcept {
     return n.value;
 }
 
-csv_table read_csv(std::istream& in, const std::string& source) { return parse_csv(in, source); }
+csv_table read_csv(std::istream& in, const std::string& source) {
+    record_reader reader(in, source);
+    return parse_csv(source, reader);
+}
 
 csv_table read_csv(const std::string& path) {
     std::ifstream in = detail::open_file(path);

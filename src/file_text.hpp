@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include <quoct/io/csv.hpp>
+
 namespace quoct {
 namespace io {
 namespace detail {
@@ -37,6 +39,10 @@ double number_at(std::string_view field, const std::string& column, const std::s
 void scan_csv(std::istream& in, const std::string& source, std::vector<std::string>& header,
               const std::function<void(std::size_t size_hint)>& on_header,
               const std::function<void(const std::vector<std::string_view>& fields, std::size_t line, std::size_t consumed)>& on_record);
+
+/// read_csv(in, source), reading `piece` bytes of the stream at a time where read_csv reads
+/// 1 MiB: for tests that a table does not depend on where the pieces end.
+csv_table read_csv_in_pieces(std::istream& in, const std::string& source, std::size_t piece);
 
 /// When `v` is full, reserves room for about as many elements as the whole stream will give:
 /// its size scaled by total / consumed (bytes of the stream in all / read so far), plus a
