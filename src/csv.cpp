@@ -61,13 +61,16 @@ public:
         // As read_all did: an earlier end of file or failed read does not stop this one.
         in_.clear(in_.rdstate() & ~(std::ios::failbit | std::ios::eofbit));
         const std::istream::pos_type start = in_.tellg();
+        bool sized = false;
         if (start != std::istream::pos_type(-1) && in_.seekg(0, std::ios::end)) {
             const std::istream::pos_type end = in_.tellg();
-            if (end != std::istream::pos_type(-1) && end >= start) size_hint_ = static_cast<std::size_t>(end - start);
+            sized = end != std::istream::pos_type(-1) && end >= start;
+            if (sized) size_hint_ = static_cast<std::size_t>(end - start);
             in_.seekg(start);
         }
         in_.clear(in_.rdstate() & ~(std::ios::failbit | std::ios::eofbit));
-        buf_.resize(std::max<std::size_t>(piece, 1));
+        // A small stream gets a small buffer: its size and one byte, to see the end at once.
+        buf_.resize(std::max<std::size_t>(sized ? std::min(piece, size_hint_ + 1) : piece, 1));
         refill();
         while (end_ < bom.size() && !eof_) refill();
         if (std::string_view(buf_.data(), std::min(end_, bom.size())) == bom) pos_ = bom.size();

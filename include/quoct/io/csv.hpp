@@ -78,7 +78,8 @@ struct csv_table {
 /// range of double. Returns std::nullopt on failure; never throws.
 std::optional<double> parse_number(std::string_view field) noexcept;
 
-/// Reads the CSV file at `path` (format described at the top of this header).
+/// Reads the CSV file at `path` (format described at the top of this header), 1 MiB at a
+/// time into the table: it peaks at about 1.5x the file's size (see text_fields).
 /// Throws parse_error naming the file when it cannot be opened or read, when it is empty
 /// (no header row), and, with the line number, for an unterminated quoted field, text
 /// after a closing quote, a quote inside an unquoted field, or a record whose number of
@@ -106,8 +107,9 @@ std::vector<point<double, D>> read_points(const csv_table& table, const std::arr
 /// Reads the numbers in the named columns of the CSV file at `path`, flat and record by
 /// record: value c of record i at [i * columns.size() + c], ready for the flat-array
 /// constructors (quoct::octree<double> tree(v.data(), v.size() / 3)). Keeps only those
-/// numbers: it peaks at about the file's size plus the values, where read_csv holds every
-/// field as a string. Throws parse_error as read_csv does, and for a missing column or a
+/// numbers (the file passes through 1 MiB at a time): it peaks at about the values' size plus
+/// a MiB, where read_csv holds every field's text. Throws parse_error as read_csv does, and
+/// for a missing column or a
 /// field that is not a finite number (as read_points).
 std::vector<double> read_columns(const std::string& path, const std::vector<std::string>& columns);
 
@@ -115,7 +117,7 @@ std::vector<double> read_columns(const std::string& path, const std::vector<std:
 std::vector<double> read_columns(std::istream& in, const std::string& source, const std::vector<std::string>& columns);
 
 /// Reads the CSV file at `path` and returns its points: the points read_points(read_csv(path),
-/// columns) returns, read through read_columns (so without holding the table of strings).
+/// columns) returns, read through read_columns (so without holding the table of fields).
 /// Throws as read_csv and read_points.
 template <std::size_t D>
 std::vector<point<double, D>> read_points(const std::string& path, const std::array<std::string, D>& columns) {
