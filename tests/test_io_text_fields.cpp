@@ -81,6 +81,14 @@ TEST_CASE("text_fields: rows of fields read back as pushed, whatever their lengt
                 }
             CHECK(t.text_size() == bytes);
             CHECK(t == table_of(width, model));
+            io::text_fields reserved(width);
+            reserved.reserve_text(bytes);  // a hint only: the same table
+            for (const strings& r : model) {
+                const std::vector<std::string_view> views(r.begin(), r.end());
+                reserved.push_row(views.data(), views.size());
+            }
+            CHECK(reserved == t);
+            CHECK(reserved.empty() == model.empty());
         }
 }
 
