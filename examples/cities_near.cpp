@@ -96,9 +96,9 @@ int main(int argc, char** argv) {
                           population = table.column("population");
         std::printf("%zu of %zu cities within %g km of (%g, %g):\n", hits.size(), table.rows.size(), *km, *lon, *lat);
         for (const hit& h : hits) {
-            const auto& row = table.rows[h.row];
-            std::printf("%9.2f km  %-2s %10s  %s\n", h.km, row[country].c_str(), row[population].c_str(),
-                        row[name].c_str());
+            const auto row = table.rows[h.row];  // fields as std::string_view
+            std::printf("%9.2f km  %-2s %10s  %s\n", h.km, std::string(row[country]).c_str(),
+                        std::string(row[population]).c_str(), std::string(row[name]).c_str());
         }
         const std::size_t expected = brute_force_count(lonlat, *lon, *lat, *km);
         if (expected != hits.size()) {

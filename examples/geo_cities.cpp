@@ -24,9 +24,9 @@ namespace geo = quoct::geo;
 namespace {
 
 void print_city(const quoct::io::csv_table& table, std::uint32_t id, double metres) {
-    const auto& row = table.rows[id];
-    std::printf("%9.1f km  %-2s %-28s (%.4f, %.4f)\n", metres / 1000, row[table.column("country")].c_str(),
-                row[table.column("name")].c_str(), table.number(id, table.column("lon")),
+    const auto row = table.rows[id];  // fields as std::string_view
+    std::printf("%9.1f km  %-2s %-28s (%.4f, %.4f)\n", metres / 1000, std::string(row[table.column("country")]).c_str(),
+                std::string(row[table.column("name")]).c_str(), table.number(id, table.column("lon")),
                 table.number(id, table.column("lat")));
 }
 

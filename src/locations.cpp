@@ -8,11 +8,12 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
-#include <sstream>
 #include <limits>
+#include <sstream>
 #include <optional>
 #include <ostream>
 #include <system_error>
+#include <unordered_map>
 
 #include <nlohmann/json.hpp>
 
@@ -111,7 +112,7 @@ std::vector<std::vector<std::string>> cells_of(const location_table& table, cons
         std::vector<std::string> row;
         row.reserve(cells.front().size());
         if (center) row.push_back(center_label(options, h));
-        row.insert(row.end(), table.values[h.id].begin(), table.values[h.id].end());
+        for (std::size_t c = 0; c < table.values.width(); ++c) row.emplace_back(table.values.field(h.id, c));
         if (has_feature_ids(table)) {
             const std::string& id = table.feature_ids[h.id];
             // A string id is written as its text, as string properties are.
@@ -156,14 +157,14 @@ void write_csv(std::ostream& out, const std::vector<std::vector<std::string>>& c
 }
 
 // A value as JSON, by its kind; false when it is to be left out (a missing property).
-bool json_value(const std::string& value, value_kind kind, json& out) {
+bool json_value(std::string_view value, value_kind kind, json& out) {
     switch (kind) {
     case value_kind::missing: return false;
     case value_kind::null: out = nullptr; return true;
     case value_kind::json: out = json::parse(value); return true;
     case value_kind::text: break;
     }
-    out = value;
+    out = std::string(value);
     return true;
 }
 
@@ -180,7 +181,7 @@ void write_geojson(std::ostream& out, const location_table& table, const std::ve
             if (json_value(center_label(options, h), kind, value)) properties[names[0]] = value;
         }
         for (std::size_t c = 0; c < table.columns.size(); ++c)
-            if (json_value(table.values[h.id][c], table.kind(h.id, c), value)) properties[names[first + c]] = value;
+            if (json_value(table.values.field(h.id, c), table.kind(h.id, c), value)) properties[names[first + c]] = value;
         if (options.with_distance) properties[names.back()] = std::round(h.metres) / 1000;
         json coordinates = {table.locations[h.id].lon, table.locations[h.id].lat};
         if (has_altitudes(table) && !std::isnan(table.altitudes[h.id])) coordinates.push_back(table.altitudes[h.id]);
@@ -217,22 +218,35 @@ std::string point_of(const json& feature, geo::lonlat& where, double& altitude) 
     return {};
 }
 
-// Adds the properties of `feature` to the last record of `out`, with their kinds; a property
-// seen for the first time becomes a new column, missing from every earlier record.
-void keep_properties(const json& feature, location_table& out) {
+// The properties object of a feature, or nullptr when it has none (absent, null, not an object).
+const json* properties_of(const json& feature) {
     const auto properties = feature.find("properties");
-    if (properties == feature.end() || !properties->is_object()) return;
-    for (const auto& item : properties->items()) {
-        const std::size_t c = out.find_column(item.key());
-        if (c == out.columns.size()) {
-            out.columns.push_back(item.key());
-            for (auto& row : out.values) row.emplace_back();
-            for (auto& row : out.kinds) row.push_back(value_kind::missing);
+    return properties == feature.end() || !properties->is_object() ? nullptr : &*properties;
+}
+
+// Adds to `columns` the property names of `feature` not there yet, in order.
+void add_columns(const json& feature, location_table& out) {
+    if (const json* properties = properties_of(feature))
+        for (const auto& item : properties->items())
+            if (out.find_column(item.key()) == out.columns.size()) out.columns.push_back(item.key());
+}
+
+// Appends the properties of `feature` as the next record's values and kinds, one per column
+// (`column_of` maps a name to its column); a property it lacks is "" and value_kind::missing.
+void keep_properties(const json& feature, const std::unordered_map<std::string_view, std::size_t>& column_of,
+                     std::vector<std::string>& text, std::vector<std::string_view>& views, location_table& out) {
+    const std::size_t first = out.kinds.size();
+    text.assign(out.columns.size(), std::string());
+    out.kinds.resize(first + out.columns.size(), value_kind::missing);
+    if (const json* properties = properties_of(feature))
+        for (const auto& item : properties->items()) {
+            const std::size_t c = column_of.at(item.key());
+            const json& v = item.value();
+            text[c] = v.is_string() ? v.get<std::string>() : v.is_null() ? std::string() : v.dump();
+            out.kinds[first + c] = v.is_string() ? value_kind::text : v.is_null() ? value_kind::null : value_kind::json;
         }
-        const json& v = item.value();
-        out.values.back()[c] = v.is_string() ? v.get<std::string>() : v.is_null() ? std::string() : v.dump();
-        out.kinds.back()[c] = v.is_string() ? value_kind::text : v.is_null() ? value_kind::null : value_kind::json;
-    }
+    views.assign(text.begin(), text.end());
+    out.values.push_row(views.data(), views.size());
 }
 
 bool ends_with_ci(const std::string& s, const std::string& suffix) {
@@ -244,9 +258,10 @@ bool ends_with_ci(const std::string& s, const std::string& suffix) {
 // Turns the records of a CSV table into locations, one record at a time.
 class location_builder {
 public:
-    // Checks the coordinate columns of `head` (its header) and sets up `out`.
+    // Checks the coordinate columns of `head` (its header and source) and sets up `out`.
     location_builder(const csv_table& head, const read_options& options, location_table& out)
-        : options_(options),
+        : head_(head),
+          options_(options),
           out_(out),
           bad_(options, out),
           lon_col_(head.column(options.lon_column)),
@@ -258,43 +273,74 @@ public:
         out.source = head.source;
         for (std::size_t c = 0; c < head.header.size(); ++c)
             if (c != lon_col_ && c != lat_col_) out.columns.push_back(head.header[c]);
+        out.values = text_fields(out.columns.size());
     }
 
-    // Adds record r of `table` (whose header is the one given above), or reports it as bad.
-    // Records are numbered from 1 in the order they are added, bad ones included.
-    void add(const csv_table& table, std::size_t r) {
+    // Tells that the records come from a stream of `total` bytes, and that `consumed` of them
+    // are read up to the end of the record add() gets next: the table then reserves room for
+    // about the whole stream's records at once (detail::reserve_ahead).
+    void expect(std::size_t total, std::size_t consumed) noexcept {
+        total_ = total;
+        consumed_ = consumed;
+    }
+
+    // Adds the record `fields` (as many as the header's columns) that starts on `line`, or
+    // reports it as bad. Records are numbered from 1 in the order they are added, bad ones
+    // included.
+    void add(const std::string_view* fields, std::size_t line) {
         const std::size_t record = ++added_;
         geo::lonlat where{};
+        const auto number = [&](std::size_t c) { return detail::number_at(fields[c], head_.header[c], head_.source, line); };
         try {
-            where = {table.number(r, lon_col_), table.number(r, lat_col_)};
+            where = {number(lon_col_), number(lat_col_)};
         } catch (const parse_error& e) {
-            bad_.report(table.lines[r], e);
+            bad_.report(line, e);
             return;
         }
         const std::string lon_problem = range_problem(where.lon, 180), lat_problem = range_problem(where.lat, 90);
         if (!lon_problem.empty() || !lat_problem.empty()) {
             const bool lon_bad = !lon_problem.empty();
             const std::string& column = lon_bad ? options_.lon_column : options_.lat_column;
-            bad_.report(table.lines[r], parse_error(table.source, table.lines[r],
-                                                    "column '" + column + "': " + (lon_bad ? lon_problem : lat_problem)));
+            bad_.report(line, parse_error(head_.source, line, "column '" + column + "': " + (lon_bad ? lon_problem : lat_problem)));
             return;
         }
-        std::vector<std::string> kept;
-        kept.reserve(out_.columns.size());
-        for (std::size_t c = 0; c < table.header.size(); ++c)
-            if (c != lon_col_ && c != lat_col_) kept.push_back(table.rows[r][c]);
+        kept_.clear();
+        std::size_t kept_bytes = 0;
+        for (std::size_t c = 0; c < fields_width(); ++c)
+            if (c != lon_col_ && c != lat_col_) {
+                kept_.push_back(fields[c]);
+                kept_bytes += fields[c].size();
+            }
+        if (total_ != 0) reserve_ahead(kept_bytes);
+        out_.values.push_row(kept_.data(), kept_.size());
         out_.locations.push_back(where);
-        out_.values.push_back(std::move(kept));
-        out_.origins.push_back(table.lines[r]);
+        out_.origins.push_back(line);
         out_.records.push_back(record);
     }
 
 private:
+    std::size_t fields_width() const noexcept { return head_.header.size(); }
+
+    void reserve_ahead(std::size_t kept_bytes) {
+        detail::reserve_ahead(out_.locations, consumed_, total_);
+        detail::reserve_ahead(out_.origins, consumed_, total_);
+        detail::reserve_ahead(out_.records, consumed_, total_);
+        if (out_.values.text_size() + kept_bytes <= text_room_) return;
+        // As reserve_ahead, for the kept text: its share of the stream so far, scaled up.
+        const double share = static_cast<double>(out_.values.text_size() + kept_bytes) / static_cast<double>(consumed_);
+        text_room_ = std::max(out_.values.text_size() + kept_bytes,
+                              static_cast<std::size_t>(std::min(share * static_cast<double>(total_), static_cast<double>(total_)) * 1.1));
+        out_.values.reserve_text(text_room_);
+    }
+
+    const csv_table& head_;
     const read_options& options_;
     location_table& out_;
     bad_rows bad_;
     std::size_t lon_col_, lat_col_;
     std::size_t added_ = 0;
+    std::vector<std::string_view> kept_;
+    std::size_t total_ = 0, consumed_ = 0, text_room_ = 0;
 };
 
 }  // namespace
@@ -304,43 +350,48 @@ std::size_t location_table::find_column(const std::string& name) const noexcept 
 }
 
 value_kind location_table::kind(std::size_t record, std::size_t column) const noexcept {
-    return kinds.empty() ? value_kind::text : kinds[record][column];
+    return kinds.empty() ? value_kind::text : kinds[record * columns.size() + column];
 }
 
 void location_table::move_column_first(std::size_t column) noexcept {
-    const auto to_front = [column](auto& v) {
-        std::rotate(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(column),
-                    v.begin() + static_cast<std::ptrdiff_t>(column) + 1);
+    const auto to_front = [column](auto first) {
+        std::rotate(first, first + static_cast<std::ptrdiff_t>(column), first + static_cast<std::ptrdiff_t>(column) + 1);
     };
-    to_front(columns);
-    for (auto& row : values) to_front(row);
-    for (auto& row : kinds) to_front(row);
+    to_front(columns.begin());
+    values.move_column_first(column);
+    for (std::size_t at = 0; at < kinds.size(); at += columns.size()) to_front(kinds.begin() + static_cast<std::ptrdiff_t>(at));
 }
 
 location_table read_locations(const csv_table& table, const read_options& options) {
     location_table out;
     location_builder builder(table, options, out);
-    for (std::size_t r = 0; r < table.rows.size(); ++r) builder.add(table, r);
+    std::vector<std::string_view> fields(table.header.size());
+    for (std::size_t r = 0; r < table.rows.size(); ++r) {
+        for (std::size_t c = 0; c < fields.size(); ++c) fields[c] = table.rows.field(r, c);
+        builder.add(fields.data(), table.lines[r]);
+    }
     return out;
 }
 
 location_table read_locations_csv(const std::string& path, const read_options& options) {
-    // Record by record, so that only the location table grows (not a table of every field too).
+    // Record by record, a piece of the file at a time, so that only the location table grows.
     std::ifstream in = detail::open_file(path);
-    const std::string text = detail::read_all(in, path);
-    csv_table one;  // the header and the current record, for the column and number checks
-    one.source = path;
-    one.rows.resize(1);
-    one.lines.resize(1);
+    csv_table head;  // the header, for the column and number checks
+    head.source = path;
     location_table out;
     std::optional<location_builder> builder;
-    detail::scan_csv(text, path, one.header, [&](std::vector<std::string>& fields, std::size_t line) {
-        if (!builder) builder.emplace(one, options, out);
-        one.rows[0].swap(fields);
-        one.lines[0] = line;
-        builder->add(one, 0);
-    });
-    if (!builder) location_builder(one, options, out);  // no records: the columns must still exist
+    std::size_t total = 0;
+    detail::scan_csv(
+        in, path, head.header,
+        [&](std::size_t size_hint) {
+            builder.emplace(head, options, out);
+            total = size_hint;
+        },
+        [&](const std::vector<std::string_view>& fields, std::size_t line, std::size_t consumed) {
+            builder->expect(total, consumed);
+            builder->add(fields.data(), line);
+        });
+    if (!builder) location_builder(head, options, out);  // no records: the columns must still exist
     return out;
 }
 
@@ -360,6 +411,9 @@ location_table read_locations_geojson(std::istream& in, const std::string& sourc
     location_table out;
     out.source = source;
     bad_rows bad(options, out);
+    // First the good features and the columns (their property names, in order of first
+    // appearance), then their values, stored flat once the width is known.
+    std::vector<std::size_t> good;
     for (std::size_t i = 0; i < features->size(); ++i) {
         const json& feature = (*features)[i];
         geo::lonlat where{};
@@ -369,16 +423,22 @@ location_table read_locations_geojson(std::istream& in, const std::string& sourc
             bad.report(i + 1, parse_error(source, 0, "feature " + std::to_string(i + 1) + ": " + problem));
             continue;
         }
+        good.push_back(i);
         out.locations.push_back(where);
-        out.values.emplace_back(out.columns.size());
-        out.kinds.emplace_back(out.columns.size(), value_kind::missing);
         out.origins.push_back(i + 1);
         out.records.push_back(i + 1);
-        keep_properties(feature, out);
+        add_columns(feature, out);
         const auto id = feature.find("id");
         out.feature_ids.push_back(id != feature.end() ? id->dump() : std::string());
         out.altitudes.push_back(altitude);
     }
+    std::unordered_map<std::string_view, std::size_t> column_of;
+    for (std::size_t c = 0; c < out.columns.size(); ++c) column_of.emplace(out.columns[c], c);
+    out.values = text_fields(out.columns.size());
+    out.kinds.reserve(good.size() * out.columns.size());
+    std::vector<std::string> text;
+    std::vector<std::string_view> views;
+    for (const std::size_t i : good) keep_properties((*features)[i], column_of, text, views, out);
     // Kept only when some feature has one.
     if (std::all_of(out.feature_ids.begin(), out.feature_ids.end(), [](const std::string& id) { return id.empty(); }))
         out.feature_ids.clear();

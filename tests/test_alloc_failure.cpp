@@ -24,6 +24,7 @@
 #include <quoct/parallel.hpp>
 #include <quoct/periodic.hpp>
 
+#include "test_alloc_count.hpp"
 #include "test_sim_common.hpp"
 
 namespace {
@@ -44,10 +45,45 @@ struct allocation_limit {
 };
 allocation_limit limit;
 
+// Byte accounting for alloc_count (test_alloc_count.hpp): each block carries its size and
+// the counting round it was allocated in (0: none) in a header in front of it, so that
+// delete subtracts exactly the blocks that were added.
+struct byte_count {
+    std::atomic<bool> on{false};
+    std::atomic<std::uint64_t> round{0};
+    std::atomic<long long> live{0};
+    std::atomic<long long> peak{0};
+};
+byte_count bytes;
+constexpr std::size_t header = alignof(std::max_align_t) < 2 * sizeof(std::uint64_t) ? 2 * sizeof(std::uint64_t)
+                                                                                       : alignof(std::max_align_t);
+
 void* allocate(std::size_t n) {
     if (limit.fail_now()) throw std::bad_alloc();
-    if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
+    if (n > static_cast<std::size_t>(-1) - header) throw std::bad_alloc();
+    if (auto* p = static_cast<unsigned char*>(std::malloc(n + header))) {
+        const std::uint64_t size = n, round = bytes.on.load(std::memory_order_relaxed) ? bytes.round.load() : 0;
+        std::memcpy(p, &size, sizeof size);
+        std::memcpy(p + sizeof size, &round, sizeof round);
+        if (round != 0) {
+            const long long now = bytes.live += static_cast<long long>(n);
+            for (long long was = bytes.peak.load(); now > was && !bytes.peak.compare_exchange_weak(was, now);) {
+            }
+        }
+        return p + header;
+    }
     throw std::bad_alloc();
+}
+
+void release(void* q) noexcept {
+    if (q == nullptr) return;
+    auto* p = static_cast<unsigned char*>(q) - header;
+    std::uint64_t size, round;
+    std::memcpy(&size, p, sizeof size);
+    std::memcpy(&round, p + sizeof size, sizeof round);
+    if (round != 0 && round == bytes.round.load() && bytes.on.load(std::memory_order_relaxed))
+        bytes.live -= static_cast<long long>(size);
+    std::free(p);
 }
 
 // Runs op with allocation n (counted from 0) failing, and every later one too when
@@ -109,12 +145,24 @@ void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
     }
 }
 void* operator new[](std::size_t n, const std::nothrow_t& tag) noexcept { return operator new(n, tag); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete(void* p) noexcept { release(p); }
+void operator delete[](void* p) noexcept { release(p); }
+void operator delete(void* p, std::size_t) noexcept { release(p); }
+void operator delete[](void* p, std::size_t) noexcept { release(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { release(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { release(p); }
+
+void alloc_count::start() noexcept {
+    bytes.live = 0;
+    bytes.peak = 0;
+    ++bytes.round;
+    bytes.on = true;
+}
+
+std::size_t alloc_count::stop() noexcept {
+    bytes.on = false;
+    return static_cast<std::size_t>(bytes.peak.load());
+}
 
 namespace {
 

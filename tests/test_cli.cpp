@@ -55,13 +55,13 @@ std::vector<std::string> brute_force_ids(Pred&& accept) {
     const std::size_t id = t.column("id"), lon = t.column("lon"), lat = t.column("lat");
     std::vector<std::string> ids;
     for (std::size_t r = 0; r < t.rows.size(); ++r)
-        if (accept(quoct::geo::lonlat{t.number(r, lon), t.number(r, lat)})) ids.push_back(t.rows[r][id]);
+        if (accept(quoct::geo::lonlat{t.number(r, lon), t.number(r, lat)})) ids.emplace_back(t.rows[r][id]);
     return ids;
 }
 
 std::vector<std::string> column_values(const io::csv_table& t, const std::string& name) {
     std::vector<std::string> values;
-    for (const auto& row : t.rows) values.push_back(row[t.column(name)]);
+    for (const auto row : t.rows) values.emplace_back(row[t.column(name)]);
     return values;
 }
 

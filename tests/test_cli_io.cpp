@@ -189,7 +189,7 @@ TEST_CASE("cli io: near --centers answers every centre as brute force, with --k,
         REQUIRE(t.header.front() == "center");
         CHECK(t.header[1] == "name");
         std::vector<strings> got(cs.size());
-        for (const auto& row : t.rows) got.at(std::stoul(row[0]) - 1).push_back(row[1]);
+        for (const auto row : t.rows) got.at(std::stoul(std::string(row[0])) - 1).emplace_back(row[1]);
         for (std::size_t c = 0; c < cs.size(); ++c) CHECK(got[c] == brute_near(p, cs[c], m.k, m.km));
     }
     // The id column names the centres; GeoJSON centres read the same.
@@ -213,7 +213,7 @@ TEST_CASE("cli io: near --centers answers every centre as brute force, with --k,
     REQUIRE(g.rows.size() == 2 * cs.size());
     for (std::size_t c = 0; c < cs.size(); ++c) {
         CHECK(g.rows[2 * c][0] == "g" + std::to_string(c));
-        CHECK(strings{g.rows[2 * c][1], g.rows[2 * c + 1][1]} == brute_near(p, cs[c], 2, -1));
+        CHECK(strings{std::string(g.rows[2 * c][1]), std::string(g.rows[2 * c + 1][1])} == brute_near(p, cs[c], 2, -1));
     }
     // GeoJSON output: "center" is the first property, a number for row numbers.
     const auto doc = nlohmann::json::parse(run_cli("near --centers '" + centres + "' --k 1 --format geojson '" + p.path + "'").out);
@@ -242,7 +242,9 @@ TEST_CASE("cli io: '-' reads standard input, for FILE and for --centers, not bot
         "coordinates":[1,2]},"properties":{"name":"x"}}]})";
     const auto r = run_cli("near --lon 1 --lat 2 --k 1 --format csv - < '" + gj + "'");
     CHECK(r.status == 0);
-    CHECK(parse_csv(r.out).rows.at(0).at(0) == "x");
+    const io::csv_table out = parse_csv(r.out);
+    REQUIRE(!out.rows.empty());
+    CHECK(out.rows[0][0] == "x");
     CHECK(error_of("near --centers - --k 1 - < '" + centres + "'") ==
           std::pair<int, std::string>{2, "quoct: error: FILE and --centers cannot both be '-' (standard input)"});
 }

@@ -54,7 +54,7 @@ std::vector<std::string> ids_of(const std::string& csv) {
     std::istringstream in(csv);
     const io::csv_table t = io::read_csv(in, "stdout");
     std::vector<std::string> ids;
-    for (const auto& row : t.rows) ids.push_back(row[t.column("id")]);
+    for (const auto row : t.rows) ids.emplace_back(row[t.column("id")]);
     return ids;
 }
 
@@ -68,7 +68,7 @@ std::vector<std::string> expected_ids(const std::string& unwrapped_wkt) {
     std::vector<std::string> ids;
     for (std::size_t r = 0; r < t.rows.size(); ++r) {
         const double x = t.number(r, lon), y = t.number(r, lat);
-        if (bg::covered_by(pt(x, y), area) || bg::covered_by(pt(x + 360, y), area)) ids.push_back(t.rows[r][id]);
+        if (bg::covered_by(pt(x, y), area) || bg::covered_by(pt(x + 360, y), area)) ids.emplace_back(t.rows[r][id]);
     }
     return ids;
 }

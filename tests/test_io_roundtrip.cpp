@@ -66,7 +66,7 @@ TEST_CASE("io round trip: duplicate column names survive GeoJSON output, renamed
     const auto back = io::read_locations_geojson(in, "back.geojson");
     REQUIRE(back.columns.size() == 2);
     for (std::size_t r = 0; r < t.locations.size(); ++r) {
-        CHECK(back.values[r] == t.values[r]);
+        for (std::size_t c = 0; c < t.values.width(); ++c) CHECK(back.values[r][c] == t.values[r][c]);
         CHECK(back.locations[r].lon == t.locations[r].lon);
         CHECK(back.locations[r].lat == t.locations[r].lat);
     }
@@ -169,7 +169,9 @@ TEST_CASE("io round trip: records count data rows from 1, skipped ones included;
     CHECK(t.records == std::vector<std::size_t>{1, 3});
 
     std::istringstream csv("name,lon,lat\na,1,2\n");
-    CHECK(io::read_locations_stream(csv, "stdin").values == std::vector<strings>{{"a"}});
+    io::text_fields a(1);
+    a.push_row({"a"});
+    CHECK(io::read_locations_stream(csv, "stdin").values == a);
     std::istringstream geojson(R"(  {"type":"FeatureCollection","features":[{"type":"Feature",
         "geometry":{"type":"Point","coordinates":[5,6]},"properties":{"name":"g"}}]})");
     const auto g = io::read_locations_stream(geojson, "stdin");
@@ -204,7 +206,8 @@ TEST_CASE("io round trip: a first column named with a leading byte-order mark ke
     t.source = "t";
     t.columns = {"\xEF\xBB\xBFlct"};
     t.locations = {{1.5, 2.5}};
-    t.values = {{"x"}};
+    t.values = io::text_fields(1);
+    t.values.push_row({"x"});
     t.origins = {1};
     t.records = {1};
     const auto back = csv_text(write(t, io::output_format::csv));

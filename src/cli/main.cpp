@@ -160,7 +160,7 @@ std::vector<io::hit> run_near_centers(const geo::index<>& ix, const query& q, co
     std::vector<io::hit> hits;
     for (std::size_t i = 0; i < centres.locations.size(); ++i) {
         const bool by_id = id_column < centres.columns.size();
-        out.center_labels.push_back(by_id ? centres.values[i][id_column] : std::to_string(centres.records[i]));
+        out.center_labels.push_back(by_id ? std::string(centres.values[i][id_column]) : std::to_string(centres.records[i]));
         out.center_kinds.push_back(by_id ? centres.kind(i, id_column) : io::value_kind::json);
         run_near(ix, q, centres.locations[i], i, hits);
     }

@@ -3,7 +3,9 @@
 // record has the header's number of fields, lines increase, column() finds unique names and
 // refuses repeated ones, number() agrees with parse_number(), which agrees with strtod;
 // read_locations keeps only valid locations and every other column; a CSV written by
-// write_locations reads back to the same locations and values.
+// write_locations reads back to the same locations and values. The reader takes its input a
+// piece at a time (1 MiB); read in pieces of a few bytes, the same text must give the same
+// table or the same error.
 #include <cstdint>
 #include <cstdlib>
 #include <sstream>
@@ -13,6 +15,7 @@
 #include <quoct/io/csv.hpp>
 #include <quoct/io/locations.hpp>
 
+#include "../../src/file_text.hpp"
 #include "fuzz_support.hpp"
 
 namespace {
@@ -34,6 +37,22 @@ void check_number(std::string_view field) {
                      "parse_number('" + std::string(field) + "') = " + str(*v) + ", strtod " + str(s));
 }
 
+// Reading `text` in small pieces gives `table`, or the error `error` when that is not empty.
+void check_pieces(const std::string& text, const io::csv_table& table, const std::string& error) {
+    for (const std::size_t piece : {1, 2, 3, 7}) {
+        std::istringstream in(text);
+        try {
+            const io::csv_table t = io::detail::read_csv_in_pieces(in, "fuzz.csv", piece);
+            QUOCT_FUZZ_CHECK(error.empty(), "read in pieces, the text reads; whole, it threw " + error);
+            QUOCT_FUZZ_CHECK(t.header == table.header && t.rows == table.rows && t.lines == table.lines,
+                             "read in pieces of " + std::to_string(piece) + " bytes, the table differs");
+        } catch (const io::parse_error& e) {
+            QUOCT_FUZZ_CHECK(e.what() == error, "read in pieces of " + std::to_string(piece) + " bytes, the error is " +
+                                                    e.what() + ", not " + error);
+        }
+    }
+}
+
 void check_locations(const io::csv_table& table, const io::read_options& opt) {
     io::location_table loc;
     try {
@@ -48,6 +67,7 @@ void check_locations(const io::csv_table& table, const io::read_options& opt) {
     else
         QUOCT_FUZZ_CHECK(loc.locations.size() == table.rows.size() && loc.skipped.empty(), "stop policy skipped records");
     QUOCT_FUZZ_CHECK(loc.columns.size() + 2 == table.header.size(), "read_locations: kept columns are not the others");
+    QUOCT_FUZZ_CHECK(loc.values.width() == loc.columns.size() && loc.kinds.empty(), "read_locations: values of another shape");
     for (std::size_t i = 0; i < loc.locations.size(); ++i) {
         const auto& p = loc.locations[i];
         QUOCT_FUZZ_CHECK(p.lon >= -180 && p.lon <= 180 && p.lat >= -90 && p.lat <= 90, "read_locations kept a bad location");
@@ -82,13 +102,16 @@ void check_locations(const io::csv_table& table, const io::read_options& opt) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     input in(data, size);
     const std::uint8_t mode = in.byte();
-    std::istringstream text(in.rest());
+    const std::string bytes = in.rest();
+    std::istringstream text(bytes);
     io::csv_table table;
     try {
         table = io::read_csv(text, "fuzz.csv");
-    } catch (const io::parse_error&) {
+    } catch (const io::parse_error& e) {
+        check_pieces(bytes, table, e.what());
         return 0;
     }
+    check_pieces(bytes, table, "");
     QUOCT_FUZZ_CHECK(table.rows.size() == table.lines.size(), "read_csv: rows and lines differ in length");
     for (std::size_t i = 0; i < table.rows.size(); ++i) {
         QUOCT_FUZZ_CHECK(table.rows[i].size() == table.header.size(), "read_csv: a record with the wrong width");

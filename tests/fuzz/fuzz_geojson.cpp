@@ -29,6 +29,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     QUOCT_FUZZ_CHECK(loc.locations.size() == loc.values.size() && loc.values.size() == loc.origins.size(),
                      "locations, values and origins differ in length");
     if (opt.on_bad_row == io::bad_row_policy::stop) QUOCT_FUZZ_CHECK(loc.skipped.empty(), "stop policy skipped features");
+    QUOCT_FUZZ_CHECK(loc.values.width() == loc.columns.size() && loc.kinds.size() == loc.values.size() * loc.columns.size(),
+                     "values or kinds of another shape");
     std::vector<std::string> names = sorted(loc.columns);
     QUOCT_FUZZ_CHECK(std::adjacent_find(names.begin(), names.end()) == names.end(), "a property name kept twice");
     for (std::size_t i = 0; i < loc.locations.size(); ++i) {

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "../geometry.hpp"
+#include "text_fields.hpp"
 
 namespace quoct {
 namespace io {
@@ -44,14 +45,18 @@ private:
     std::size_t line_;
 };
 
-/// A CSV file read into memory: its header and its records, all as strings.
+/// A CSV file read into memory: its header and its records, all as text. The records are
+/// stored flat (text_fields), so a table takes about the file's size plus a few bytes per
+/// field and eight per record (the line numbers).
 struct csv_table {
     /// Where the table came from (a path or display name); error messages name it.
     std::string source;
     /// The column names, from the first record.
     std::vector<std::string> header;
-    /// The records after the header; each has exactly header.size() fields.
-    std::vector<std::vector<std::string>> rows;
+    /// The records after the header, each with exactly header.size() fields: rows.size()
+    /// records, rows[r][c] (or rows.field(r, c)) the text of field c of record r, a
+    /// std::string_view valid while the table lives unchanged.
+    text_fields rows;
     /// The 1-based source line on which each record starts (records may span lines).
     std::vector<std::size_t> lines;
 
@@ -73,7 +78,8 @@ struct csv_table {
 /// range of double. Returns std::nullopt on failure; never throws.
 std::optional<double> parse_number(std::string_view field) noexcept;
 
-/// Reads the CSV file at `path` (format described at the top of this header).
+/// Reads the CSV file at `path` (format described at the top of this header), 1 MiB at a
+/// time into the table: it peaks at about 1.5x the file's size (see text_fields).
 /// Throws parse_error naming the file when it cannot be opened or read, when it is empty
 /// (no header row), and, with the line number, for an unterminated quoted field, text
 /// after a closing quote, a quote inside an unquoted field, or a record whose number of
@@ -101,8 +107,9 @@ std::vector<point<double, D>> read_points(const csv_table& table, const std::arr
 /// Reads the numbers in the named columns of the CSV file at `path`, flat and record by
 /// record: value c of record i at [i * columns.size() + c], ready for the flat-array
 /// constructors (quoct::octree<double> tree(v.data(), v.size() / 3)). Keeps only those
-/// numbers: it peaks at about the file's size plus the values, where read_csv holds every
-/// field as a string. Throws parse_error as read_csv does, and for a missing column or a
+/// numbers (the file passes through 1 MiB at a time): it peaks at about the values' size plus
+/// a MiB, where read_csv holds every field's text. Throws parse_error as read_csv does, and
+/// for a missing column or a
 /// field that is not a finite number (as read_points).
 std::vector<double> read_columns(const std::string& path, const std::vector<std::string>& columns);
 
@@ -110,7 +117,7 @@ std::vector<double> read_columns(const std::string& path, const std::vector<std:
 std::vector<double> read_columns(std::istream& in, const std::string& source, const std::vector<std::string>& columns);
 
 /// Reads the CSV file at `path` and returns its points: the points read_points(read_csv(path),
-/// columns) returns, read through read_columns (so without holding the table of strings).
+/// columns) returns, read through read_columns (so without holding the table of fields).
 /// Throws as read_csv and read_points.
 template <std::size_t D>
 std::vector<point<double, D>> read_points(const std::string& path, const std::array<std::string, D>& columns) {

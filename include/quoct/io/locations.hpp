@@ -85,12 +85,15 @@ struct location_table {
     std::vector<std::string> columns;
     /// One per good record, in file order; id i of a geo::index built from it is record i.
     std::vector<geo::lonlat> locations;
-    /// values[i][c] is column c of record i: the field's text for CSV; for GeoJSON a string
-    /// property's text, any other property's compact JSON, or "" when the feature lacks it.
-    std::vector<std::vector<std::string>> values;
-    /// kinds[i][c] is how values[i][c] was written. Empty (for CSV, or a table made by hand)
-    /// means every value is value_kind::text; otherwise it has the shape of values.
-    std::vector<std::vector<value_kind>> kinds;
+    /// values[i][c] (or values.field(i, c)) is column c of record i, as a std::string_view: the
+    /// field's text for CSV; for GeoJSON a string property's text, any other property's compact
+    /// JSON, or "" when the feature lacks it. Stored flat (text_fields): values.size() records
+    /// of values.width() == columns.size() fields each.
+    text_fields values;
+    /// How each value was written, record by record: kinds[i * columns.size() + c] for
+    /// values[i][c] (read it through kind(i, c)). Empty (for CSV, or a table made by hand) means
+    /// every value is value_kind::text; otherwise it has values.size() * columns.size() entries.
+    std::vector<value_kind> kinds;
     /// GeoJSON: empty when no feature has an "id", else each record's "id" member as compact
     /// JSON ("\"a-1\"" or "7"), "" for a feature without one. Written back to GeoJSON as the
     /// feature id, to CSV and the table as a column "feature_id". Empty for CSV.
@@ -110,7 +113,7 @@ struct location_table {
     /// The index of the kept column `name`, or columns.size() when there is none.
     std::size_t find_column(const std::string& name) const noexcept;
     /// How values[record][column] was written (value_kind::text when kinds is empty).
-    /// Precondition: both in range.
+    /// Preconditions: record < values.size(), column < columns.size(). Never throws.
     value_kind kind(std::size_t record, std::size_t column) const noexcept;
     /// Moves kept column `column` to the front, values and kinds with it, the others keeping
     /// their order. Precondition: column < columns.size(). Never throws.
