@@ -18,7 +18,8 @@ Where quoct differs from cKDTree, on purpose:
 
 * Balls are closed and exact: a point at distance exactly ``r`` is inside, decided by
   ``sum((p - x)**2) <= r*r`` summed over the axes in order in float64, with no rounding
-  slack either way. ``distance_upper_bound`` is closed too (``<=``, cKDTree uses ``<``).
+  slack either way. ``distance_upper_bound`` is closed too (``<=``, cKDTree uses ``<``
+  on squared distances).
 * k-nearest ties are broken by the smaller index.
 * Only ``p=2`` (Euclidean). ``eps`` is accepted and ignored: answers are always exact.
 * NaN or infinite coordinates, negative radii, ``k < 1`` and wrong shapes raise
@@ -306,7 +307,10 @@ class Tree:
         p : float
             Must be 2.
         distance_upper_bound : float
-            Only neighbours at distance <= this (closed, where cKDTree uses <).
+            Only neighbours at distance <= this (closed: ``sum((p - x)**2) <= bound**2``).
+            The search is capped by it from the start, so a small bound makes the query
+            faster. cKDTree's bound is open (``d**2 < bound**2``, scipy 1.10), so it leaves
+            out points exactly at the bound, and at a bound of 0 even coincident points.
         workers : int
             Threads: 1 (default), k, or -1 for every CPU.
 

@@ -5,6 +5,7 @@
 #define QUOCT_PYTHON_COMMON_HPP
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -182,30 +183,40 @@ struct knn_result {
     iarray ids;
 };
 
-/// Fills a knn_result from rows of quoct::neighbor (squared distances). Keeps the first k
-/// of each row whose distance_sq is at most bound_sq. Needs the GIL (allocates arrays).
-template <class Rows>
-knn_result knn_arrays(const Rows& rows, std::size_t k, double bound_sq, std::size_t missing) {
-    const std::size_t m = rows.rows();
-    knn_result res{py::array_t<double>({m, k}), iarray({m, k})};
+/// Uninitialised arrays for m queries of k neighbours. Needs the GIL.
+inline knn_result knn_arrays(std::size_t m, std::size_t k) {
+    return knn_result{py::array_t<double>({m, k}), iarray({m, k})};
+}
+
+/// Fills `res` (from knn_arrays(m, k), m = pts.size()) with the k nearest points of each
+/// pts[i] within the closed ball of radius `bound` (index.nearest(p, k, bound, out): the
+/// bound prunes from the start), closest first, Euclidean distances, the rest padded with
+/// inf and `missing`. Queries run in Morton order of the points on `threads` threads, each
+/// row written in place (no intermediate table). Throws what index.nearest throws. Call
+/// without the GIL.
+template <class Index, class P>
+void fill_knn(const Index& index, const std::vector<P>& pts, std::size_t k, double bound, std::size_t missing,
+              unsigned threads, knn_result& res) {
+    using N = quoct::neighbor<double, typename Index::id_type>;
     double* d = res.distances.mutable_data();
     std::int64_t* ids = res.ids.mutable_data();
-    {
-        py::gil_scoped_release nogil;
-        for (std::size_t i = 0; i < m; ++i) {
-            const auto row = rows.row(i);
-            std::size_t j = 0;
-            for (; j < k && j < row.size() && row[j].distance_sq <= bound_sq; ++j) {
-                d[i * k + j] = std::sqrt(row[j].distance_sq);
-                ids[i * k + j] = static_cast<std::int64_t>(row[j].id);
-            }
-            for (; j < k; ++j) {
-                d[i * k + j] = std::numeric_limits<double>::infinity();
-                ids[i * k + j] = static_cast<std::int64_t>(missing);
-            }
+    const auto order = quoct::detail::sim::query_order(pts.data(), pts.size(), true);
+    quoct::parallel_for(pts.size(), threads, [&](std::size_t q) {
+        const std::size_t i = order.empty() ? q : order[q];
+        thread_local std::vector<N> row;
+        index.nearest(pts[i], k, bound, row);
+        double* di = d + i * k;
+        std::int64_t* ii = ids + i * k;
+        std::size_t j = 0;
+        for (; j < row.size(); ++j) {
+            di[j] = std::sqrt(row[j].distance_sq);
+            ii[j] = static_cast<std::int64_t>(row[j].id);
         }
-    }
-    return res;
+        for (; j < k; ++j) {
+            di[j] = std::numeric_limits<double>::infinity();
+            ii[j] = static_cast<std::int64_t>(missing);
+        }
+    }, quoct::detail::sim::batch_chunk);
 }
 
 void bind_tree(py::module_& m);

@@ -70,11 +70,11 @@ public:
         return int_array(counts);
     }
 
-    // The k nearest of each x[i] within distance `bound`, closest first.
+    // The k nearest of each x[i] within distance `bound` (closed), closest first.
     py::tuple knn(const darray& x, std::size_t k, double bound, unsigned threads) const {
         rows_of(x, D, "x");
         auto pts = points_of<D>(x);
-        quoct::csr<quoct::neighbor<double, id_type>> rows;
+        knn_result res = knn_arrays(pts.size(), k);
         {
             py::gil_scoped_release nogil;
             if (periodic_) {
@@ -82,12 +82,11 @@ public:
                 // point left for the query to refuse.
                 for (auto& p : pts)
                     if (quoct::is_finite(p)) p = periodic_->domain().wrap(p);
-                rows = quoct::batch_nearest(*periodic_, pts.data(), pts.size(), k, threads);
+                fill_knn(*periodic_, pts, k, bound, n(), threads, res);
             } else {
-                rows = quoct::batch_nearest(*plain_, pts.data(), pts.size(), k, threads);
+                fill_knn(*plain_, pts, k, bound, n(), threads, res);
             }
         }
-        knn_result res = knn_arrays(rows, k, bound * bound, n());
         return py::make_tuple(res.distances, res.ids);
     }
 
