@@ -389,7 +389,7 @@ class Tree:
         self._check_other(other)
         return self._core.ball_tree(other._core, _radius(r), _threads(workers))
 
-    def count_neighbors(self, other, r, p=2.0, weights=None, cumulative=True):
+    def count_neighbors(self, other, r, p=2.0, weights=None, cumulative=True, workers=1):
         """The number of pairs (x1 of this tree, x2 of other) at distance <= r.
 
         Parameters
@@ -406,6 +406,11 @@ class Tree:
         cumulative : bool
             True: counts within each r. False: r are bin edges (non-decreasing) and the
             result holds the pairs in each bin, the first bin being [0, r[0]].
+        workers : int
+            Threads (a quoct extension): 1, k, or -1 for every CPU.
+
+        One count query per point of this tree and radius, in other: no pair is listed,
+        and whole nodes inside a ball are counted without visiting their points.
 
         Returns
         -------
@@ -415,7 +420,7 @@ class Tree:
         ------
         ValueError
             other not a compatible Tree, r not scalar or 1-D, NaN or negative r,
-            decreasing r with cumulative=False, p != 2.
+            decreasing r with cumulative=False, p != 2, bad workers.
         """
         _check_p_eps(p, 0)
         if weights is not None:
@@ -431,7 +436,8 @@ class Tree:
             raise ValueError("quoct: with cumulative=False, r must be non-decreasing (bin edges)")
         order = _np.argsort(flat, kind="stable")
         counts = _np.empty(flat.shape, dtype=_np.int64)
-        counts[order] = self._core.count_pairs(other._core, _np.ascontiguousarray(flat[order]))
+        threads = _threads(workers)
+        counts[order] = self._core.count_pairs(other._core, _np.ascontiguousarray(flat[order]), threads)
         if not cumulative:
             counts = _np.diff(counts, prepend=0)
         return int(counts[0]) if radii.ndim == 0 else counts

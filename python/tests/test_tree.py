@@ -241,6 +241,25 @@ def test_count_neighbors_on_lattice():
     np.testing.assert_array_equal(t.count_neighbors(t, r), k.count_neighbors(k, r))
 
 
+@pytest.mark.parametrize("workers", [1, 2, -1])
+def test_count_neighbors_workers_periodic_and_edge_cases(rng, workers):
+    a, b = rng.random((700, 3)), rng.random((900, 3))
+    r = np.array([0.0, 0.03, 0.1, 0.25, np.inf])
+    ta, tb, ka, kb = quoct.Tree(a), quoct.Tree(b), cKDTree(a), cKDTree(b)
+    np.testing.assert_array_equal(ta.count_neighbors(tb, r, workers=workers), ka.count_neighbors(kb, r))
+    assert ta.count_neighbors(tb, np.inf, workers=workers) == len(a) * len(b)
+    pa, pb = quoct.Tree(a, boxsize=1.0), quoct.Tree(b, boxsize=1.0)
+    qa, qb = cKDTree(a, boxsize=1.0), cKDTree(b, boxsize=1.0)
+    r = np.array([0.05, 0.2, 0.4])
+    np.testing.assert_array_equal(pa.count_neighbors(pb, r, workers=workers), qa.count_neighbors(qb, r))
+    np.testing.assert_array_equal(pa.count_neighbors(pa, r, workers=workers), qa.count_neighbors(qa, r))
+    empty = quoct.Tree(np.empty((0, 3)))
+    assert ta.count_neighbors(empty, 1.0, workers=workers) == 0
+    assert empty.count_neighbors(ta, 1.0, workers=workers) == 0
+    with pytest.raises(ValueError, match="workers"):
+        ta.count_neighbors(tb, 0.1, workers=0)
+
+
 @pytest.mark.parametrize("m", [2, 3])
 def test_query_ball_tree_equals_ckdtree(rng, m):
     a, b = rng.random((500, m)), rng.random((700, m))
