@@ -96,7 +96,7 @@ public:
             std::shared_lock<std::shared_mutex> lock(mutex_);
             rows = quoct::batch_query(index_, balls.data(), balls.size(), threads);
             bound = index_.id_bound();
-            if (sorted) sort_rows(rows, threads);
+            if (sorted) sort_rows(rows, index_.id_bound(), threads);
         }
         return object_array_of_lists(rows, ints_, bound);
     }

@@ -53,7 +53,7 @@ public:
             wrap_centres(balls);
             rows = periodic_ ? quoct::batch_query(*periodic_, balls.data(), balls.size(), threads)
                              : quoct::batch_query(*plain_, balls.data(), balls.size(), threads);
-            if (sorted) sort_rows(rows, threads);
+            if (sorted) sort_rows(rows, n(), threads);
         }
         return object_array_of_lists(rows, ints_, n());
     }

@@ -137,6 +137,27 @@ def test_distance_upper_bound_is_closed(rng):
     np.testing.assert_array_equal(ours[1], theirs[1])
 
 
+@pytest.mark.parametrize("workers", [1, -1])
+def test_long_sorted_lists_equal_ckdtree(rng, workers):
+    # Lists of tens to hundreds of ids (sorted by transposing the whole table), some empty
+    # (centres far away), with duplicate points, and on a lattice with points on the sphere.
+    pts = np.concatenate([rng.random((3000, 3)), rng.random((50, 3))[np.arange(200) % 50]])
+    x = np.concatenate([rng.random((400, 3)), rng.random((40, 3)) + 5.0])
+    t, k = quoct.Tree(pts), cKDTree(pts)
+    for r in [0.12, 0.3]:
+        ours = t.query_ball_point(x, r, workers=workers)
+        theirs = k.query_ball_point(x, r)
+        assert sum(map(len, ours)) >= 16 * len(x)
+        for a, b in zip(ours, theirs):
+            assert a == sorted(b)
+    pts = lattice(3, 4)
+    t = quoct.Tree(pts)
+    x = pts[::7]
+    ours = t.query_ball_point(x, 3.0, workers=workers)
+    for c, row in zip(x, ours):
+        assert row == brute_ball(pts, c, 3.0)
+
+
 @pytest.mark.parametrize("m", [1, 2, 3, 4])
 def test_distance_upper_bound_on_lattice_against_ckdtree(m):
     # Lattice points lie exactly at the bounds sqrt(1), sqrt(2), ..., so the capped search
