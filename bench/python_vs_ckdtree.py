@@ -185,9 +185,11 @@ def main():
     meta = {"quoct": quoct.__version__, "scipy": scipy.__version__, "numpy": np.__version__,
             "python": sys.version.split()[0], "cpus": os.cpu_count(), "machine": platform.machine(),
             "n": args.n, "centres": args.centres, "repeat": args.repeat, "gc_off": args.gc_off}
+    meta["loadavg"] = {"start": os.getloadavg()}  # 1, 5 and 15 minutes: other work on the machine
     for name in args.workloads.split(","):
         rng = np.random.default_rng(20261123)
         rows += run_workload(name, WORKLOADS[name](args.n, rng), args, rng)
+        meta["loadavg"][f"after {name}"] = os.getloadavg()
         write(args, meta, rows)  # after each workload, so a long run leaves what it measured
     print(markdown(rows))
 
@@ -199,7 +201,9 @@ def write(args, meta, rows):
         pathlib.Path(args.markdown).write_text(
             f"quoct {meta['quoct']} vs scipy {meta['scipy']} cKDTree, n = {args.n}, {args.centres} centres, "
             f"best of {args.repeat}, {meta['cpus']} CPUs{', GC off' if args.gc_off else ''}. "
-            "Ratio = cKDTree time / quoct time.\n\n" + markdown(rows))
+            "Ratio = cKDTree time / quoct time.\n\nLoad average (1, 5, 15 min): "
+            + "; ".join(f"{k} {v[0]:.2f} {v[1]:.2f} {v[2]:.2f}" for k, v in meta["loadavg"].items())
+            + "\n\n" + markdown(rows))
 
 if __name__ == "__main__":
     main()
