@@ -93,17 +93,15 @@ std::size_t block_end(const ordered_points<T, D, Id>& o, std::size_t b) {
     return e;
 }
 
-/// The mean over the points of the number of points in its block (runs of one cell of
-/// o's grid, capped at block_max_points), o.pts being in Morton order.
+/// The mean over the points of the number of points in its block (o.block_starts set).
 template <class T, std::size_t D, class Id>
 double mean_block(const ordered_points<T, D, Id>& o) {
-    const std::size_t n = o.pts.size();
     double sum = 0;
-    for (std::size_t b = 0, e = 0; b < n; b = e) {
-        e = block_end(o, b);
-        sum += double(e - b) * double(e - b);
+    for (std::size_t b = 0; b + 1 < o.block_starts.size(); ++b) {
+        const double size = double(o.block_starts[b + 1] - o.block_starts[b]);
+        sum += size * size;
     }
-    return sum / double(n);
+    return sum / double(o.pts.size());
 }
 
 template <class Index>
@@ -139,14 +137,18 @@ auto order_points(const Index& index, typename Index::scalar_type r) {
             o.scale[a] = extent > 0 && std::isfinite(extent) ? std::ldexp(1.0, l) / extent : 0.0;
         }
     };
-    set_level(level);
+    const auto cut_blocks = [&](int l) {
+        set_level(l);
+        o.block_starts.clear();
+        for (std::size_t b = 0; b < n; b = block_end(o, b)) o.block_starts.push_back(b);
+        o.block_starts.push_back(n);
+    };
+    cut_blocks(level);
     // Few neighbours per point leave few points per cell, and each block's tree descent
     // then serves only a handful: coarser cells (at most block_coarsen levels) while a
-    // point's block would hold fewer than block_min_points on average over the points.
+    // point's block holds fewer than block_min_points on average over the points.
     for (int c = 0; c < block_coarsen && level > 0 && n != 0 && mean_block(o) < block_min_points; ++c)
-        set_level(--level);
-    for (std::size_t b = 0; b < n; b = block_end(o, b)) o.block_starts.push_back(b);
-    o.block_starts.push_back(n);
+        cut_blocks(--level);
     return o;
 }
 
