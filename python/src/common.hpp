@@ -51,9 +51,9 @@ using rows_type = quoct::csr<id_type>;
 /// without the GIL. Rows of 16 or more ids on average (and not too few ids in all for
 /// id_bound) are sorted all at once, serially, by transposing the table twice with
 /// counting sorts, linear in the number of ids: the rows of each id in increasing row
-/// order, then the ids of each row in increasing id order. That took half the time of
-/// std::sort row by row for 100k rows of 256 (measured on the Python benchmark's cities,
-/// where sorting was most of a query_ball_point call). Shorter rows are sorted one by one.
+/// order, then the ids of each row in increasing id order (std::sort row by row was most
+/// of a 256-result query_ball_point batch in a perf profile). Shorter rows are sorted one
+/// by one, in parallel.
 inline void sort_rows(rows_type& rows, std::size_t id_bound, unsigned threads) {
     const std::size_t m = rows.rows(), total = rows.values.size();
     if (m == 0 || total < 16 * m || id_bound > 4 * total || m > std::numeric_limits<std::uint32_t>::max()) {
