@@ -197,3 +197,24 @@ TEMPLATE_TEST_CASE("batch queries on a dynamic index run concurrently and match"
     quoct::parallel_for(balls.size(), 2, [&](std::size_t i) { hits[i] = index.count(balls[i]); }, 100);
     CHECK(hits == counts);
 }
+
+TEMPLATE_TEST_CASE("pair search with few neighbours per point and a dense blob", "[sim][pairs]", SIM_SPACES) {
+    // Sparse background (a point's grid cell holds a few points: the block grid is coarsened)
+    // plus a blob of duplicates and near-duplicates (blocks capped at block_max_points).
+    using T = typename TestType::scalar;
+    constexpr std::size_t D = TestType::dim;
+    std::mt19937_64 rng(77);
+    auto pts = cloud<T, D>(rng, 3000, false);
+    for (std::size_t i = 0; i < 400; ++i)
+        pts.push_back(sim_test::random_point<T, D>(rng, T(0.5), T(0.5) + T(1) / T(1024) * T(i % 3)));
+    const std::vector<bool> all(pts.size(), true);
+    quoct::orthtree<T, D> tree(pts);
+    for (T r : {T(0.004), T(0.02), T(0.06)}) {
+        const auto expect = brute_pairs(pts, all, r);
+        for (unsigned threads : {1u, 2u}) CHECK(quoct::pairs_within(tree, r, threads) == expect);
+        const auto lists = brute_lists(pts, all, pts, all, r, true);
+        const auto got = quoct::neighbor_lists(tree, r, 2);
+        CHECK(got.offsets == lists.offsets);
+        CHECK(got.values == lists.values);
+    }
+}

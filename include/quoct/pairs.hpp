@@ -7,15 +7,16 @@
 // distance is its minimum-image distance instead.
 //
 // Method. The points are taken in the tree's Morton order and cut into blocks of nearby
-// points (one cell of a grid aligned with the tree's Morton cells, about 2r wide; at most
-// 128 points). One query per block, for the points within r of the block's bounds, gathers
-// the candidates; every point of the block then tests every candidate with the exact
-// predicate. That amortises the tree descent over the block and keeps the candidates'
-// coordinates in cache, axis by axis, for a vectorised distance loop; the result is exactly
-// what one ball query per point would give. for_each_pair_within also drops the
-// candidates in grid cells that come before the block's (their pairs were found from the
-// other side). Functions that take `threads` split the blocks among that many
-// std::threads (0: one per hardware thread) and return the same result for any count.
+// points (one cell of a grid aligned with the tree's Morton cells, about 2r wide, wider where
+// that would hold only a few points; at most 128 points). One query per block, for the
+// points within r of the block's bounds, gathers the candidates; every point of the block
+// then tests every candidate with the exact predicate. That amortises the tree descent
+// over the block and keeps the candidates' coordinates in cache, axis by axis, for a
+// vectorised distance loop; the result is exactly what one ball query per point would
+// give. for_each_pair_within and pairs_within also drop the candidates in grid cells that
+// come before the block's (their pairs were found from the other side). Functions that
+// take `threads` split the blocks among that many std::threads (0: one per hardware
+// thread) and return the same result for any count.
 //
 // Works on quoct::orthtree, quoct::dynamic_orthtree and quoct::periodic_index. Reading
 // only: the index must not be modified meanwhile.
@@ -73,6 +74,36 @@ struct ordered_points {
 constexpr std::size_t block_max_points = 128;
 constexpr double block_extent = 1.4;  // cells are in [1.4 r, 2.8 r)
 
+// Coarsening of the block grid for sparse neighbourhoods (order_points): measured on
+// uniform 3D data with 4 neighbours per point, where the 1.4 r cells hold a few points;
+// below the 20 or more points per block of the tuned case (30 neighbours), so that is unchanged.
+constexpr double block_min_points = 16;
+constexpr int block_coarsen = 3;
+
+/// The end of the block starting at b: the run of points in b's cell, at most
+/// block_max_points long.
+template <class T, std::size_t D, class Id>
+std::size_t block_end(const ordered_points<T, D, Id>& o, std::size_t b) {
+    std::size_t e = b + 1;
+    for (; e < o.pts.size() && e - b < block_max_points; ++e) {
+        bool same = true;
+        for (std::size_t a = 0; a < D; ++a) same = same && o.cell(o.pts[e], a) == o.cell(o.pts[b], a);
+        if (!same) break;
+    }
+    return e;
+}
+
+/// The mean over the points of the number of points in its block (o.block_starts set).
+template <class T, std::size_t D, class Id>
+double mean_block(const ordered_points<T, D, Id>& o) {
+    double sum = 0;
+    for (std::size_t b = 0; b + 1 < o.block_starts.size(); ++b) {
+        const double size = double(o.block_starts[b + 1] - o.block_starts[b]);
+        sum += size * size;
+    }
+    return sum / double(o.pts.size());
+}
+
 template <class Index>
 auto order_points(const Index& index, typename Index::scalar_type r) {
     using T = typename Index::scalar_type;
@@ -97,24 +128,27 @@ auto order_points(const Index& index, typename Index::scalar_type r) {
     const double target = block_extent * static_cast<double>(r);
     int level = 0;
     while (level < 40 && widest / std::ldexp(1.0, level + 1) >= target) ++level;
-    o.level = level;
-    o.top = std::ldexp(1.0, level) - 1;
-    for (std::size_t a = 0; a < D && n != 0; ++a) {
-        const double extent = double(all.hi[a]) - double(all.lo[a]);
-        o.lo[a] = double(all.lo[a]);
-        o.scale[a] = extent > 0 && std::isfinite(extent) ? std::ldexp(1.0, level) / extent : 0.0;
-    }
-    for (std::size_t b = 0; b < n;) {
-        o.block_starts.push_back(b);
-        std::size_t e = b + 1;
-        for (; e < n && e - b < block_max_points; ++e) {
-            bool same = true;
-            for (std::size_t a = 0; a < D; ++a) same = same && o.cell(o.pts[e], a) == o.cell(o.pts[b], a);
-            if (!same) break;
+    const auto set_level = [&](int l) {
+        o.level = l;
+        o.top = std::ldexp(1.0, l) - 1;
+        for (std::size_t a = 0; a < D && n != 0; ++a) {
+            const double extent = double(all.hi[a]) - double(all.lo[a]);
+            o.lo[a] = double(all.lo[a]);
+            o.scale[a] = extent > 0 && std::isfinite(extent) ? std::ldexp(1.0, l) / extent : 0.0;
         }
-        b = e;
-    }
-    o.block_starts.push_back(n);
+    };
+    const auto cut_blocks = [&](int l) {
+        set_level(l);
+        o.block_starts.clear();
+        for (std::size_t b = 0; b < n; b = block_end(o, b)) o.block_starts.push_back(b);
+        o.block_starts.push_back(n);
+    };
+    cut_blocks(level);
+    // Few neighbours per point leave few points per cell, and each block's tree descent
+    // then serves only a handful: coarser cells (at most block_coarsen levels) while a
+    // point's block holds fewer than block_min_points on average over the points.
+    for (int c = 0; c < block_coarsen && level > 0 && n != 0 && mean_block(o) < block_min_points; ++c)
+        cut_blocks(--level);
     return o;
 }
 
@@ -353,12 +387,45 @@ template <class Index>
 std::vector<std::pair<typename Index::id_type, typename Index::id_type>> pairs_within(const Index& index,
                                                                                       typename Index::scalar_type r,
                                                                                       unsigned threads = 1) {
+    using T = typename Index::scalar_type;
+    constexpr std::size_t D = Index::dimension;
     using Id = typename Index::id_type;
-    const csr<Id> half = detail::sim::rows_within(index, index, r, threads, [](Id i, Id j) { return i < j; });
-    std::vector<std::pair<Id, Id>> out(half.values.size());
-    parallel_for(half.rows(), threads, [&](std::size_t i) {
-        for (std::size_t k = half.offsets[i]; k < half.offsets[i + 1]; ++k)
-            out[k] = {static_cast<Id>(i), half.values[k]};
+    using pair_type = std::pair<Id, Id>;
+    detail::sim::check_pair_radius(r);
+    const auto o = detail::sim::order_points(index, r);
+    const auto metric = detail::sim::metric_of(index);
+    // Each pair found once (the half search of for_each_pair_within: half the distances
+    // of a search per point), as (smaller id, larger id), chunk by chunk of blocks.
+    const std::size_t blocks = o.block_starts.size() - 1;
+    constexpr std::size_t blocks_per_chunk = 64;
+    const std::size_t chunks = (blocks + blocks_per_chunk - 1) / blocks_per_chunk;
+    std::vector<std::vector<pair_type>> found(chunks);
+    detail::sim::for_each_chunk(chunks, threads, [&](std::size_t c) {
+        detail::sim::candidates<T, D, Id> cand;
+        std::vector<pair_type>& out = found[c];
+        for (std::size_t bl = c * blocks_per_chunk; bl < std::min(blocks, (c + 1) * blocks_per_chunk); ++bl)
+            detail::sim::block_neighbors<true>(metric, index, o, o.block_starts[bl], o.block_starts[bl + 1], r, cand,
+                                               [&](std::size_t k, Id j, T) {
+                                                   const Id i = o.ids[k];
+                                                   out.push_back(i < j ? pair_type{i, j} : pair_type{j, i});
+                                               });
+    });
+    // Sorted by (i, j): counted and placed by i, then each run of one i sorted by j.
+    const std::size_t ids = detail::sim::id_bound(index);
+    std::vector<std::size_t> start(ids + 1, 0);
+    for (const auto& f : found)
+        for (const pair_type& p : f) ++start[static_cast<std::size_t>(p.first) + 1];
+    for (std::size_t i = 0; i < ids; ++i) start[i + 1] += start[i];
+    std::vector<pair_type> out(start[ids]);
+    {
+        std::vector<std::size_t> next(start.begin(), start.end() - 1);
+        for (auto& f : found) {
+            for (const pair_type& p : f) out[next[static_cast<std::size_t>(p.first)]++] = p;
+            std::vector<pair_type>().swap(f);
+        }
+    }
+    parallel_for(ids, threads, [&](std::size_t i) {
+        detail::sim::sort_small(out.data() + start[i], out.data() + start[i + 1]);
     });
     return out;
 }

@@ -18,7 +18,8 @@ Where quoct differs from cKDTree, on purpose:
 
 * Balls are closed and exact: a point at distance exactly ``r`` is inside, decided by
   ``sum((p - x)**2) <= r*r`` summed over the axes in order in float64, with no rounding
-  slack either way. ``distance_upper_bound`` is closed too (``<=``, cKDTree uses ``<``).
+  slack either way. ``distance_upper_bound`` is closed too (``<=``, cKDTree uses ``<``
+  on squared distances).
 * k-nearest ties are broken by the smaller index.
 * Only ``p=2`` (Euclidean). ``eps`` is accepted and ignored: answers are always exact.
 * NaN or infinite coordinates, negative radii, ``k < 1`` and wrong shapes raise
@@ -306,7 +307,10 @@ class Tree:
         p : float
             Must be 2.
         distance_upper_bound : float
-            Only neighbours at distance <= this (closed, where cKDTree uses <).
+            Only neighbours at distance <= this (closed: ``sum((p - x)**2) <= bound**2``).
+            The search is capped by it from the start, so a small bound makes the query
+            faster. cKDTree's bound is open (``d**2 < bound**2``, scipy 1.10), so it leaves
+            out points exactly at the bound, and at a bound of 0 even coincident points.
         workers : int
             Threads: 1 (default), k, or -1 for every CPU.
 
@@ -385,7 +389,7 @@ class Tree:
         self._check_other(other)
         return self._core.ball_tree(other._core, _radius(r), _threads(workers))
 
-    def count_neighbors(self, other, r, p=2.0, weights=None, cumulative=True):
+    def count_neighbors(self, other, r, p=2.0, weights=None, cumulative=True, workers=1):
         """The number of pairs (x1 of this tree, x2 of other) at distance <= r.
 
         Parameters
@@ -402,6 +406,11 @@ class Tree:
         cumulative : bool
             True: counts within each r. False: r are bin edges (non-decreasing) and the
             result holds the pairs in each bin, the first bin being [0, r[0]].
+        workers : int
+            Threads (a quoct extension): 1, k, or -1 for every CPU.
+
+        One count query per point of this tree and radius, in other: no pair is listed,
+        and whole nodes inside a ball are counted without visiting their points.
 
         Returns
         -------
@@ -411,7 +420,7 @@ class Tree:
         ------
         ValueError
             other not a compatible Tree, r not scalar or 1-D, NaN or negative r,
-            decreasing r with cumulative=False, p != 2.
+            decreasing r with cumulative=False, p != 2, bad workers.
         """
         _check_p_eps(p, 0)
         if weights is not None:
@@ -427,7 +436,8 @@ class Tree:
             raise ValueError("quoct: with cumulative=False, r must be non-decreasing (bin edges)")
         order = _np.argsort(flat, kind="stable")
         counts = _np.empty(flat.shape, dtype=_np.int64)
-        counts[order] = self._core.count_pairs(other._core, _np.ascontiguousarray(flat[order]))
+        threads = _threads(workers)
+        counts[order] = self._core.count_pairs(other._core, _np.ascontiguousarray(flat[order]), threads)
         if not cumulative:
             counts = _np.diff(counts, prepend=0)
         return int(counts[0]) if radii.ndim == 0 else counts

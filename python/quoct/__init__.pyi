@@ -60,7 +60,13 @@ class Tree:
         self, other: "Tree", r: float, p: float = 2.0, eps: float = 0, workers: _Workers = 1
     ) -> List[List[int]]: ...
     def count_neighbors(
-        self, other: "Tree", r: npt.ArrayLike, p: float = 2.0, weights: None = None, cumulative: bool = True
+        self,
+        other: "Tree",
+        r: npt.ArrayLike,
+        p: float = 2.0,
+        weights: None = None,
+        cumulative: bool = True,
+        workers: Optional[int] = 1,
     ) -> Union[int, npt.NDArray[np.int64]]: ...
 
 class DynamicTree:

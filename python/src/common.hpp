@@ -5,6 +5,7 @@
 #define QUOCT_PYTHON_COMMON_HPP
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -46,12 +47,35 @@ std::vector<quoct::point<double, D>> points_of(const darray& a) {
 /// Rows of ids, one per query.
 using rows_type = quoct::csr<id_type>;
 
-/// Sorts every row in increasing id order, on `threads` threads. Call without the GIL.
-inline void sort_rows(rows_type& rows, unsigned threads) {
-    quoct::parallel_for(rows.rows(), threads, [&](std::size_t i) {
-        std::sort(rows.values.begin() + static_cast<std::ptrdiff_t>(rows.offsets[i]),
-                  rows.values.begin() + static_cast<std::ptrdiff_t>(rows.offsets[i + 1]));
-    }, 256);
+/// Sorts every row in increasing id order (ids below id_bound), on `threads` threads. Call
+/// without the GIL. Rows of 16 or more ids on average (and not too few ids in all for
+/// id_bound) are sorted all at once, serially, by transposing the table twice with
+/// counting sorts, linear in the number of ids: the rows of each id in increasing row
+/// order, then the ids of each row in increasing id order (std::sort row by row was most
+/// of a 256-result query_ball_point batch in a perf profile). Shorter rows are sorted one
+/// by one, in parallel.
+inline void sort_rows(rows_type& rows, std::size_t id_bound, unsigned threads) {
+    const std::size_t m = rows.rows(), total = rows.values.size();
+    if (m == 0 || total < 16 * m || id_bound > 4 * total || m > std::numeric_limits<std::uint32_t>::max()) {
+        quoct::parallel_for(m, threads, [&](std::size_t i) {
+            std::sort(rows.values.begin() + static_cast<std::ptrdiff_t>(rows.offsets[i]),
+                      rows.values.begin() + static_cast<std::ptrdiff_t>(rows.offsets[i + 1]));
+        }, 256);
+        return;
+    }
+    std::vector<std::size_t> start(id_bound + 1, 0);
+    for (const id_type j : rows.values) ++start[j + 1];
+    for (std::size_t j = 0; j < id_bound; ++j) start[j + 1] += start[j];
+    std::vector<std::uint32_t> by_id(total);
+    {
+        std::vector<std::size_t> next(start.begin(), start.end() - 1);
+        for (std::size_t i = 0; i < m; ++i)
+            for (std::size_t k = rows.offsets[i]; k < rows.offsets[i + 1]; ++k)
+                by_id[next[rows.values[k]]++] = static_cast<std::uint32_t>(i);
+    }
+    std::vector<std::size_t> next(rows.offsets.begin(), rows.offsets.end() - 1);
+    for (std::size_t j = 0; j < id_bound; ++j)
+        for (std::size_t k = start[j]; k < start[j + 1]; ++k) rows.values[next[by_id[k]]++] = static_cast<id_type>(j);
 }
 
 /// Python ints 0, 1, 2, ... made once per index and shared by every list it returns:
@@ -182,30 +206,47 @@ struct knn_result {
     iarray ids;
 };
 
-/// Fills a knn_result from rows of quoct::neighbor (squared distances). Keeps the first k
-/// of each row whose distance_sq is at most bound_sq. Needs the GIL (allocates arrays).
-template <class Rows>
-knn_result knn_arrays(const Rows& rows, std::size_t k, double bound_sq, std::size_t missing) {
-    const std::size_t m = rows.rows();
-    knn_result res{py::array_t<double>({m, k}), iarray({m, k})};
+/// Uninitialised arrays for m queries of k neighbours. Needs the GIL.
+inline knn_result knn_arrays(std::size_t m, std::size_t k) {
+    return knn_result{py::array_t<double>({m, k}), iarray({m, k})};
+}
+
+/// Fills `res` (from knn_arrays(m, k), m = pts.size()) with the k nearest points of each
+/// pts[i] within the closed ball of radius `bound` (index.nearest(p, k, bound, out): the
+/// bound prunes from the start), closest first, Euclidean distances, the rest padded with
+/// inf and `missing`. Queries run in Morton order of the points on `threads` threads, each
+/// row written in place (no intermediate table). Throws what index.nearest throws. Call
+/// without the GIL.
+template <class Index, class P>
+void fill_knn(const Index& index, const std::vector<P>& pts, std::size_t k, double bound, std::size_t missing,
+              unsigned threads, knn_result& res) {
+    using N = quoct::neighbor<double, typename Index::id_type>;
     double* d = res.distances.mutable_data();
     std::int64_t* ids = res.ids.mutable_data();
-    {
-        py::gil_scoped_release nogil;
-        for (std::size_t i = 0; i < m; ++i) {
-            const auto row = rows.row(i);
-            std::size_t j = 0;
-            for (; j < k && j < row.size() && row[j].distance_sq <= bound_sq; ++j) {
-                d[i * k + j] = std::sqrt(row[j].distance_sq);
-                ids[i * k + j] = static_cast<std::int64_t>(row[j].id);
-            }
-            for (; j < k; ++j) {
-                d[i * k + j] = std::numeric_limits<double>::infinity();
-                ids[i * k + j] = static_cast<std::int64_t>(missing);
-            }
-        }
+    const auto order = quoct::detail::sim::query_order(pts.data(), pts.size(), true);
+    // The points copied into that order: the searches then read them in sequence.
+    std::vector<P> ordered;
+    if (!order.empty()) {
+        ordered.resize(pts.size());
+        for (std::size_t q = 0; q < pts.size(); ++q) ordered[q] = pts[order[q]];
     }
-    return res;
+    const P* at = order.empty() ? pts.data() : ordered.data();
+    quoct::parallel_for(pts.size(), threads, [&](std::size_t q) {
+        const std::size_t i = order.empty() ? q : order[q];
+        thread_local std::vector<N> row;
+        index.nearest(at[q], k, bound, row);
+        double* di = d + i * k;
+        std::int64_t* ii = ids + i * k;
+        std::size_t j = 0;
+        for (; j < row.size(); ++j) {
+            di[j] = std::sqrt(row[j].distance_sq);
+            ii[j] = static_cast<std::int64_t>(row[j].id);
+        }
+        for (; j < k; ++j) {
+            di[j] = std::numeric_limits<double>::infinity();
+            ii[j] = static_cast<std::int64_t>(missing);
+        }
+    }, quoct::detail::sim::batch_chunk);
 }
 
 void bind_tree(py::module_& m);

@@ -96,7 +96,7 @@ public:
             std::shared_lock<std::shared_mutex> lock(mutex_);
             rows = quoct::batch_query(index_, balls.data(), balls.size(), threads);
             bound = index_.id_bound();
-            if (sorted) sort_rows(rows, threads);
+            if (sorted) sort_rows(rows, index_.id_bound(), threads);
         }
         return object_array_of_lists(rows, ints_, bound);
     }
@@ -115,15 +115,12 @@ public:
     py::tuple knn(const darray& x, std::size_t k, double bound, unsigned threads) const {
         rows_of(x, D, "x");
         const auto pts = points_of<D>(x);
-        quoct::csr<quoct::neighbor<double, id_type>> rows;
-        std::size_t missing = 0;
+        knn_result res = knn_arrays(pts.size(), k);
         {
             py::gil_scoped_release nogil;
             std::shared_lock<std::shared_mutex> lock(mutex_);
-            rows = quoct::batch_nearest(index_, pts.data(), pts.size(), k, threads);
-            missing = index_.id_bound();
+            fill_knn(index_, pts, k, bound, index_.id_bound(), threads, res);
         }
-        knn_result res = knn_arrays(rows, k, bound * bound, missing);
         return py::make_tuple(res.distances, res.ids);
     }
 

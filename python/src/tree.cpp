@@ -53,7 +53,7 @@ public:
             wrap_centres(balls);
             rows = periodic_ ? quoct::batch_query(*periodic_, balls.data(), balls.size(), threads)
                              : quoct::batch_query(*plain_, balls.data(), balls.size(), threads);
-            if (sorted) sort_rows(rows, threads);
+            if (sorted) sort_rows(rows, n(), threads);
         }
         return object_array_of_lists(rows, ints_, n());
     }
@@ -70,11 +70,11 @@ public:
         return int_array(counts);
     }
 
-    // The k nearest of each x[i] within distance `bound`, closest first.
+    // The k nearest of each x[i] within distance `bound` (closed), closest first.
     py::tuple knn(const darray& x, std::size_t k, double bound, unsigned threads) const {
         rows_of(x, D, "x");
         auto pts = points_of<D>(x);
-        quoct::csr<quoct::neighbor<double, id_type>> rows;
+        knn_result res = knn_arrays(pts.size(), k);
         {
             py::gil_scoped_release nogil;
             if (periodic_) {
@@ -82,12 +82,11 @@ public:
                 // point left for the query to refuse.
                 for (auto& p : pts)
                     if (quoct::is_finite(p)) p = periodic_->domain().wrap(p);
-                rows = quoct::batch_nearest(*periodic_, pts.data(), pts.size(), k, threads);
+                fill_knn(*periodic_, pts, k, bound, n(), threads, res);
             } else {
-                rows = quoct::batch_nearest(*plain_, pts.data(), pts.size(), k, threads);
+                fill_knn(*plain_, pts, k, bound, n(), threads, res);
             }
         }
-        knn_result res = knn_arrays(rows, k, bound * bound, n());
         return py::make_tuple(res.distances, res.ids);
     }
 
@@ -100,9 +99,12 @@ public:
         }
         iarray out({found.size(), std::size_t{2}});
         std::int64_t* o = out.mutable_data();
-        for (std::size_t i = 0; i < found.size(); ++i) {
-            o[2 * i] = found[i].first;
-            o[2 * i + 1] = found[i].second;
+        {
+            py::gil_scoped_release nogil;
+            quoct::parallel_for(found.size(), threads, [&](std::size_t i) {
+                o[2 * i] = found[i].first;
+                o[2 * i + 1] = found[i].second;
+            }, std::size_t{1} << 16);
         }
         return out;
     }
@@ -120,28 +122,35 @@ public:
     }
 
     // counts[t]: pairs (i of ours, j of other's) within radii[t]; radii must be increasing.
-    iarray count_pairs(const tree_core& other, const darray& radii) const {
+    // One count query per point of ours and radius (count() takes whole nodes inside a
+    // ball without visiting their points; no pair is listed), on `threads` threads.
+    iarray count_pairs(const tree_core& other, const darray& radii, unsigned threads) const {
         if (radii.ndim() != 1) throw std::invalid_argument("quoct: radii must be 1-D");
         const std::size_t nr = static_cast<std::size_t>(radii.shape(0));
-        std::vector<double> r_sq(nr);
+        const double* rr = radii.data();
         for (std::size_t t = 0; t < nr; ++t) {
-            const double r = radii.data()[t];
-            if (!(r >= 0)) throw std::invalid_argument("quoct: radius is NaN or negative");
-            if (t > 0 && r < radii.data()[t - 1]) throw std::invalid_argument("quoct: radii must be increasing");
-            r_sq[t] = r * r;
+            if (!(rr[t] >= 0)) throw std::invalid_argument("quoct: radius is NaN or negative");
+            if (t > 0 && rr[t] < rr[t - 1]) throw std::invalid_argument("quoct: radii must be increasing");
         }
         std::vector<std::size_t> counts(nr, 0);
-        if (nr > 0) {
+        if (nr > 0 && n() > 0 && other.n() > 0) {
             py::gil_scoped_release nogil;
-            // Each pair falls in the first radius that holds it; the sums make it cumulative.
-            std::vector<std::size_t> first(nr + 1, 0);
-            const auto tally = [&](id_type, id_type, double d2) {
-                ++first[static_cast<std::size_t>(std::lower_bound(r_sq.begin(), r_sq.end(), d2) - r_sq.begin())];
+            // Our points in the tree's order: neighbouring queries run one after another.
+            std::vector<point_type> centres;
+            centres.reserve(n());
+            base().visit(base().bounds(), [&](id_type, const point_type& p) { centres.push_back(p); });
+            // Every radius of one point before the next point: the nodes stay in cache.
+            constexpr std::size_t chunk = 256;
+            std::vector<std::size_t> sums(((centres.size() + chunk - 1) / chunk) * nr, 0);
+            const auto count_chunk = [&](const auto& index, std::size_t c) {
+                for (std::size_t i = c * chunk; i < std::min(centres.size(), (c + 1) * chunk); ++i)
+                    for (std::size_t t = 0; t < nr; ++t) sums[c * nr + t] += index.count(ball_type{centres[i], rr[t]});
             };
-            if (other.periodic_) quoct::for_each_pair_within(base(), *other.periodic_, radii.data()[nr - 1], tally);
-            else quoct::for_each_pair_within(base(), *other.plain_, radii.data()[nr - 1], tally);
-            std::size_t sum = 0;
-            for (std::size_t t = 0; t < nr; ++t) counts[t] = sum += first[t];
+            quoct::parallel_for(sums.size() / nr, threads, [&](std::size_t c) {
+                if (other.periodic_) count_chunk(*other.periodic_, c);
+                else count_chunk(*other.plain_, c);
+            }, 1);
+            for (std::size_t c = 0; c < sums.size(); ++c) counts[c % nr] += sums[c];
         }
         return int_array(counts);
     }
@@ -185,7 +194,7 @@ void bind_tree_d(py::module_& m) {
         .def("knn", &core::knn, py::arg("x"), py::arg("k"), py::arg("bound"), py::arg("threads"))
         .def("pairs", &core::pairs, py::arg("r"), py::arg("threads"))
         .def("ball_tree", &core::ball_tree, py::arg("other"), py::arg("r"), py::arg("threads"))
-        .def("count_pairs", &core::count_pairs, py::arg("other"), py::arg("radii"));
+        .def("count_pairs", &core::count_pairs, py::arg("other"), py::arg("radii"), py::arg("threads"));
 }
 
 }  // namespace

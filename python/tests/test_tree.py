@@ -137,6 +137,78 @@ def test_distance_upper_bound_is_closed(rng):
     np.testing.assert_array_equal(ours[1], theirs[1])
 
 
+@pytest.mark.parametrize("workers", [1, -1])
+def test_long_sorted_lists_equal_ckdtree(rng, workers):
+    # Lists of tens to hundreds of ids (sorted by transposing the whole table), some empty
+    # (centres far away), with duplicate points, and on a lattice with points on the sphere.
+    pts = np.concatenate([rng.random((3000, 3)), rng.random((50, 3))[np.arange(200) % 50]])
+    x = np.concatenate([rng.random((400, 3)), rng.random((40, 3)) + 5.0])
+    t, k = quoct.Tree(pts), cKDTree(pts)
+    for r in [0.12, 0.3]:
+        ours = t.query_ball_point(x, r, workers=workers)
+        theirs = k.query_ball_point(x, r)
+        assert sum(map(len, ours)) >= 16 * len(x)
+        for a, b in zip(ours, theirs):
+            assert a == sorted(b)
+    pts = lattice(3, 4)
+    t = quoct.Tree(pts)
+    x = pts[::7]
+    ours = t.query_ball_point(x, 3.0, workers=workers)
+    for c, row in zip(x, ours):
+        assert row == brute_ball(pts, c, 3.0)
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 4])
+def test_distance_upper_bound_on_lattice_against_ckdtree(m):
+    # Lattice points lie exactly at the bounds sqrt(1), sqrt(2), ..., so the capped search
+    # must keep a point at exactly the bound (quoct's ball is closed) and prune nothing it
+    # should take, with k below and above the number of points in the ball. cKDTree's bound
+    # is strict (d < bound, scipy 1.10): its answer at nextafter(bound, inf) is quoct's at
+    # bound (bound > 0), up to the order among equal distances.
+    pts = lattice(m, 3 if m < 4 else 2)
+    centres = np.concatenate([pts[:: max(1, len(pts) // 40)], pts[:20] + 0.5])
+    t, ck = quoct.Tree(pts), cKDTree(pts)
+    for bound in [0.0, 1.0, np.sqrt(2.0), 2.0, np.sqrt(5.0), 3.0]:
+        for k in [1, 3, 7, 40]:
+            d, i = t.query(centres, k=k, distance_upper_bound=bound)
+            d, i = d.reshape(len(centres), -1), i.reshape(len(centres), -1)
+            for c, x in enumerate(centres):
+                bd, bi = brute_knn(pts, x, k, bound=bound)
+                np.testing.assert_array_equal(d[c], bd)
+                np.testing.assert_array_equal(i[c], bi)
+            if bound == 0:  # cKDTree takes nothing at a bound of 0 (nor just above: squared, it is 0)
+                continue
+            dk, ik = ck.query(centres, k=k, distance_upper_bound=np.nextafter(bound, np.inf))
+            dk, ik = dk.reshape(len(centres), -1), ik.reshape(len(centres), -1)
+            np.testing.assert_array_equal(d, dk)
+            np.testing.assert_array_equal(i[d == np.inf], ik[dk == np.inf])  # padding: n
+            for c in np.nonzero(np.isinf(d[:, -1]))[0]:  # the whole ball: the same ids
+                assert set(i[c]) == set(ik[c])
+            if bound == int(bound):  # cKDTree compares squares (d * d < bound**2): exact here
+                ds, _ = ck.query(centres, k=k, distance_upper_bound=bound)
+                assert (ds[np.isfinite(ds)] < bound).all()
+
+
+def test_distance_upper_bound_periodic_and_dynamic_on_lattice():
+    pts = lattice(2, 4) + 4.0  # 0..8 on both axes
+    box = [9.0, 9.0]
+    t, ck = quoct.Tree(pts, boxsize=box), cKDTree(pts, boxsize=box)
+    x = np.array([[0.0, 0.0], [8.0, 8.0], [4.5, 0.0], [0.0, 8.5]])
+    for bound in [1.0, 2.0, np.sqrt(5.0)]:
+        d, i = t.query(x, k=30, distance_upper_bound=bound)  # k above any ball's count
+        dk, ik = ck.query(x, k=30, distance_upper_bound=np.nextafter(bound, np.inf))
+        np.testing.assert_array_equal(d, dk)
+        for c in range(len(x)):
+            assert set(i[c]) == set(ik[c])
+    dyn = quoct.DynamicTree(pts)
+    for bound in [1.0, 2.0, np.sqrt(5.0)]:
+        d, i = dyn.query(x, k=7, distance_upper_bound=bound)
+        for c in range(len(x)):
+            bd, bi = brute_knn(pts, x[c], 7, bound=bound)
+            np.testing.assert_array_equal(d[c], bd)
+            np.testing.assert_array_equal(i[c], bi)
+
+
 def test_ties_by_smaller_index():
     pts = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0], [0.0, 1.0], [2.0, 0.0]])
     t = quoct.Tree(pts)
@@ -188,6 +260,25 @@ def test_count_neighbors_on_lattice():
     t, k = quoct.Tree(pts), cKDTree(pts)
     r = np.array([1.0, 2.0, 3.0])
     np.testing.assert_array_equal(t.count_neighbors(t, r), k.count_neighbors(k, r))
+
+
+@pytest.mark.parametrize("workers", [1, 2, -1])
+def test_count_neighbors_workers_periodic_and_edge_cases(rng, workers):
+    a, b = rng.random((700, 3)), rng.random((900, 3))
+    r = np.array([0.0, 0.03, 0.1, 0.25, np.inf])
+    ta, tb, ka, kb = quoct.Tree(a), quoct.Tree(b), cKDTree(a), cKDTree(b)
+    np.testing.assert_array_equal(ta.count_neighbors(tb, r, workers=workers), ka.count_neighbors(kb, r))
+    assert ta.count_neighbors(tb, np.inf, workers=workers) == len(a) * len(b)
+    pa, pb = quoct.Tree(a, boxsize=1.0), quoct.Tree(b, boxsize=1.0)
+    qa, qb = cKDTree(a, boxsize=1.0), cKDTree(b, boxsize=1.0)
+    r = np.array([0.05, 0.2, 0.4])
+    np.testing.assert_array_equal(pa.count_neighbors(pb, r, workers=workers), qa.count_neighbors(qb, r))
+    np.testing.assert_array_equal(pa.count_neighbors(pa, r, workers=workers), qa.count_neighbors(qa, r))
+    empty = quoct.Tree(np.empty((0, 3)))
+    assert ta.count_neighbors(empty, 1.0, workers=workers) == 0
+    assert empty.count_neighbors(ta, 1.0, workers=workers) == 0
+    with pytest.raises(ValueError, match="workers"):
+        ta.count_neighbors(tb, 0.1, workers=0)
 
 
 @pytest.mark.parametrize("m", [2, 3])
