@@ -73,6 +73,8 @@ public:
     void push(const Entry& e) noexcept { items_[size_++] = e; }
     Entry pop() noexcept { return items_[--size_]; }
     bool empty() const noexcept { return size_ == 0; }
+    std::size_t size() const noexcept { return size_; }
+    Entry& operator[](std::size_t i) noexcept { return items_[i]; }
 
 private:
     std::array<Entry, Capacity> items_;
@@ -86,6 +88,8 @@ public:
     void push(const Entry& e) noexcept { items_[size_++] = e; }
     Entry pop() noexcept { return items_[--size_]; }
     bool empty() const noexcept { return size_ == 0; }
+    std::size_t size() const noexcept { return size_; }
+    Entry& operator[](std::size_t i) noexcept { return items_[i]; }
 
 private:
     std::vector<Entry> items_;
@@ -807,20 +811,27 @@ void orthtree<T, D, Id>::search_nearest(const Metric& metric, const Set& set, Si
         if (is_leaf(n, at)) {
             scan_leaf(metric, set, sink, n.begin, nodes_[n.skip].begin);
         } else {
-            // Measure the children, enter the nearest, keep the others for later.
-            entry near[fanout];
-            std::size_t children = 0, nearest_child = 0;
+            // Measure the children and keep those within the bound on the stack; then
+            // enter the nearest of them (swapped to the top) and leave the others for later.
+            const std::size_t base = stack.size();
+            std::size_t nearest_child = base;
+            T nearest_distance = T(0);
             const T bound = set.bound();
             for (std::size_t ci = at + std::size_t{1}; ci < n.skip; ci = nodes_[ci].skip) {
-                const entry x{static_cast<Id>(ci), metric.to_box(box_of(nodes_[ci]))};
-                if (x.distance > bound) continue;
-                if (children != 0 && x.distance < near[nearest_child].distance) nearest_child = children;
-                near[children++] = x;
+                const T d = metric.to_box(box_of(nodes_[ci]));
+                if (d > bound) continue;
+                if (stack.size() == base || d < nearest_distance) {
+                    nearest_child = stack.size();
+                    nearest_distance = d;
+                }
+                stack.push(entry{static_cast<Id>(ci), d});
             }
-            if (children != 0) {
-                for (std::size_t c = 0; c < children; ++c)
-                    if (c != nearest_child) stack.push(near[c]);
-                at = near[nearest_child].index;
+            if (stack.size() != base) {
+                const std::size_t top = stack.size() - 1;
+                const entry nearest = stack[nearest_child];
+                stack[nearest_child] = stack[top];
+                stack.pop();
+                at = nearest.index;
                 continue;
             }
         }
