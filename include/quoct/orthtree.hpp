@@ -9,7 +9,7 @@
 // then all y, ...) so the per-point distance loop vectorises. Nodes live in one vector in
 // depth-first pre-order: a node's first child follows it, and each node records where its
 // subtree ends (skip), so a query walks the vector forwards with no stack at all. Node
-// boxes are stored in float, rounded outwards so that they still hold their points exactly.
+// boxes are the exact bounds of their points, in T.
 #ifndef QUOCT_ORTHTREE_HPP
 #define QUOCT_ORTHTREE_HPP
 
@@ -73,8 +73,7 @@ public:
     void push(const Entry& e) noexcept { items_[size_++] = e; }
     Entry pop() noexcept { return items_[--size_]; }
     bool empty() const noexcept { return size_ == 0; }
-    std::size_t size() const noexcept { return size_; }
-    Entry& operator[](std::size_t i) noexcept { return items_[i]; }
+    Entry* data() noexcept { return items_.data(); }
 
 private:
     std::array<Entry, Capacity> items_;
@@ -88,8 +87,7 @@ public:
     void push(const Entry& e) noexcept { items_[size_++] = e; }
     Entry pop() noexcept { return items_[--size_]; }
     bool empty() const noexcept { return size_ == 0; }
-    std::size_t size() const noexcept { return size_; }
-    Entry& operator[](std::size_t i) noexcept { return items_[i]; }
+    Entry* data() noexcept { return items_.data(); }
 
 private:
     std::vector<Entry> items_;
@@ -333,13 +331,11 @@ public:
     }
 
 private:
-    // A node's box is kept in float relative to origin_, rounded outwards: its effective
-    // box, origin_ + T(lo) .. origin_ + T(hi) computed in T, holds every point of the node
-    // (the build checks it with that same expression), so the pruning argument in
-    // geometry.hpp holds for it. Float halves the node; pruning loses only a rounding.
+    // A node's box is the exact bounds of its points in T (tight, so pruning is exact with
+    // no rounding argument of its own; in T, so measuring it converts nothing).
     struct node {
-        float lo[D];
-        float hi[D];
+        T lo[D];
+        T hi[D];
         Id begin;  // the node's points are [begin, nodes_[skip].begin)
         Id skip;   // the next node after this subtree in pre-order; index + 1 for a leaf
     };
@@ -358,8 +354,8 @@ private:
     box_type box_of(const node& n) const noexcept {
         box_type b;
         for (std::size_t a = 0; a < D; ++a) {
-            b.lo[a] = origin_[a] + static_cast<T>(n.lo[a]);
-            b.hi[a] = origin_[a] + static_cast<T>(n.hi[a]);
+            b.lo[a] = n.lo[a];
+            b.hi[a] = n.hi[a];
         }
         return b;
     }
@@ -514,7 +510,6 @@ private:
     detail::raw_vector<Id> ids_;    // input position of stored point i
     std::vector<node> nodes_;  // pre-order, then one sentinel whose begin is size_
     box_type bounds_ = empty_box();
-    point_type origin_{};  // node boxes are stored relative to it
     std::size_t depth_ = 0;
     build_options options_;
 };
@@ -621,9 +616,6 @@ void orthtree<T, D, Id>::build(const Source& points, const build_options& option
     if (st.axis_bits == 0) throw std::length_error("quoct: too many points to sort");
     sort_input(points, all, st);
     bounds_ = all;
-    // float holds float coordinates exactly; wider ones lose least measured from the centre.
-    for (std::size_t a = 0; a < D; ++a)
-        origin_[a] = std::is_same<T, float>::value ? T(0) : bounds_.lo[a] / 2 + bounds_.hi[a] / 2;
     nodes_.reserve(2 * n / options_.leaf_size + 2);
     build_node(0, n, 0, st.axis_bits, true, st);
     nodes_.push_back(node{});
@@ -692,34 +684,11 @@ auto orthtree<T, D, Id>::tight_bounds(std::size_t b, std::size_t e) const noexce
     return r;
 }
 
-namespace detail {
-// The float nearest to v - origin on the low (high) side, such that origin + T(f), computed
-// in T, is <= v (>= v): a float bound that still holds v, whatever the rounding.
-template <class T>
-float float_below(T v, T origin) {
-    const T rel = v - origin;
-    constexpr T big = std::numeric_limits<float>::max();
-    float f = rel < -big ? -std::numeric_limits<float>::infinity() : rel > big ? std::numeric_limits<float>::max()
-                                                                              : static_cast<float>(rel);
-    while (origin + static_cast<T>(f) > v) f = std::nextafter(f, -std::numeric_limits<float>::infinity());
-    return f;
-}
-template <class T>
-float float_above(T v, T origin) {
-    const T rel = v - origin;
-    constexpr T big = std::numeric_limits<float>::max();
-    float f = rel > big ? std::numeric_limits<float>::infinity() : rel < -big ? -std::numeric_limits<float>::max()
-                                                                             : static_cast<float>(rel);
-    while (origin + static_cast<T>(f) < v) f = std::nextafter(f, std::numeric_limits<float>::infinity());
-    return f;
-}
-}  // namespace detail
-
 template <class T, std::size_t D, class Id>
 void orthtree<T, D, Id>::set_box(std::size_t ni, const box_type& exact) {
     for (std::size_t a = 0; a < D; ++a) {
-        nodes_[ni].lo[a] = detail::float_below(exact.lo[a], origin_[a]);
-        nodes_[ni].hi[a] = detail::float_above(exact.hi[a], origin_[a]);
+        nodes_[ni].lo[a] = exact.lo[a];
+        nodes_[ni].hi[a] = exact.hi[a];
     }
 }
 
@@ -803,7 +772,10 @@ void orthtree<T, D, Id>::search_nearest(const Metric& metric, const Set& set, Si
         Id index;
         T distance;
     };
-    detail::fixed_stack<entry, stack_capacity> stack;
+    // The deferred nodes, most recent last; a local count keeps the top in a register.
+    detail::fixed_stack<entry, stack_capacity> storage;
+    entry* const stack = storage.data();
+    std::size_t top = 0;
     std::size_t at = 0;
     if (metric.to_box(box_of(nodes_[0])) > set.bound()) return;
     for (;;) {
@@ -812,33 +784,31 @@ void orthtree<T, D, Id>::search_nearest(const Metric& metric, const Set& set, Si
             scan_leaf(metric, set, sink, n.begin, nodes_[n.skip].begin);
         } else {
             // Measure the children and keep those within the bound on the stack; then
-            // enter the nearest of them (swapped to the top) and leave the others for later.
-            const std::size_t base = stack.size();
+            // enter the nearest of them (moved out, the top in its place) and leave the
+            // others for later.
+            const std::size_t base = top;
             std::size_t nearest_child = base;
             T nearest_distance = T(0);
             const T bound = set.bound();
             for (std::size_t ci = at + std::size_t{1}; ci < n.skip; ci = nodes_[ci].skip) {
                 const T d = metric.to_box(box_of(nodes_[ci]));
                 if (d > bound) continue;
-                if (stack.size() == base || d < nearest_distance) {
-                    nearest_child = stack.size();
+                if (top == base || d < nearest_distance) {
+                    nearest_child = top;
                     nearest_distance = d;
                 }
-                stack.push(entry{static_cast<Id>(ci), d});
+                stack[top++] = entry{static_cast<Id>(ci), d};
             }
-            if (stack.size() != base) {
-                const std::size_t top = stack.size() - 1;
-                const entry nearest = stack[nearest_child];
-                stack[nearest_child] = stack[top];
-                stack.pop();
-                at = nearest.index;
+            if (top != base) {
+                at = stack[nearest_child].index;
+                stack[nearest_child] = stack[--top];
                 continue;
             }
         }
         // Next: the most recently deferred node still within the bound.
         for (;;) {
-            if (stack.empty()) return;
-            const entry e = stack.pop();
+            if (top == 0) return;
+            const entry& e = stack[--top];
             if (!(e.distance > set.bound())) {
                 at = e.index;
                 break;
