@@ -126,6 +126,41 @@ TEMPLATE_LIST_TEST_CASE("orthtree: capped nearest equals brute force, ties and t
     CHECK(id_diff(sorted(ids), sorted(tree.query(quoct::ball<T, D>{c, radius}))) == "");
 }
 
+TEMPLATE_LIST_TEST_CASE("orthtree: nearest with a small k-ball on a grid, queries on node faces", "[knn][orthtree]",
+                        all_configs) {
+    // Distinct points on a dyadic grid, so node boxes share faces with the k-ball exactly:
+    // the search stops once the k-ball lies inside an internal node's box, and must not stop
+    // when the ball only touches a face (a point beyond it may tie the worst kept one).
+    // Queries on grid points, on half steps (faces of cells) and in between; small leaves
+    // make deep trees, 1 makes every leaf a single cell, 32 merges sibling runs.
+    using T = typename TestType::scalar;
+    constexpr std::size_t D = TestType::dim;
+    const int side = D == 2 ? 64 : 16;
+    rng r(33);
+    points<T, D> pts;
+    for (std::size_t i = 0; i < (D == 2 ? 2500u : 2000u); ++i) {
+        quoct::point<T, D> p;
+        for (std::size_t a = 0; a < D; ++a) p[a] = static_cast<T>(r.integer(0, side - 1)) / T(4);
+        pts.push_back(p);
+    }
+    std::vector<quoct::neighbor<T, std::uint32_t>> got;
+    for (const std::size_t leaf : {std::size_t{1}, std::size_t{2}, std::size_t{4}, std::size_t{32}}) {
+        const quoct::orthtree<T, D> tree(pts, quoct::build_options{leaf});
+        for (int q = 0; q < 150; ++q) {
+            quoct::point<T, D> p;
+            const T step = q % 3 == 0 ? T(1) : q % 3 == 1 ? T(2) : T(8);  // quarters, eighths, 32nds
+            for (std::size_t a = 0; a < D; ++a)
+                p[a] = static_cast<T>(r.integer(-2, static_cast<std::int64_t>(side * step) + 1)) / (T(4) * step);
+            const auto all = all_distances(pts, p);
+            for (const std::size_t k : {std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{7}}) {
+                INFO("leaf=" << leaf << " q=" << q << " k=" << k);
+                tree.nearest(p, k, got);
+                CHECK(diff(got, first_k(all, k, std::numeric_limits<T>::infinity())) == "");
+            }
+        }
+    }
+}
+
 TEMPLATE_LIST_TEST_CASE("orthtree: capped nearest rejects bad input", "[knn][orthtree]", all_configs) {
     using T = typename TestType::scalar;
     constexpr std::size_t D = TestType::dim;

@@ -89,14 +89,18 @@ constexpr T distance_sq(const point<T, D>& a, const point<T, D>& b) noexcept {
 namespace detail {
 // The per-axis terms of the box tests. gap: how far c lies outside [lo, hi] (0 inside),
 // measured from the nearer face itself. reach: how far the farther face lies from c.
-// For any x in [lo, hi], gap <= |x - c| <= reach holds for the rounded values too,
+// For any x in [lo, hi], |gap| <= |x - c| <= reach holds for the rounded values too,
 // because each is a rounded difference against a bound that is no nearer (no farther).
+//
+// axis_gap is c minus c clamped to [lo, hi]: signed (negative below the box), and exactly
+// c - lo, c - hi or 0 (IEEE subtraction is symmetric in sign), so its square is the square
+// of the gap; a min and a max, with no branch on the zone c lies in. A NaN bound gives NaN
+// (never a smaller value), which no pruning test takes as "outside".
 template <class T>
 constexpr T axis_gap(T c, T lo, T hi) noexcept {
-    const T below = lo - c;  // > 0: c is below the box
-    const T above = c - hi;  // > 0: c is above the box
-    const T g = below > above ? below : above;
-    return g > 0 ? g : T(0);
+    T nearest = c < hi ? c : hi;
+    nearest = lo > nearest ? lo : nearest;
+    return c - nearest;
 }
 template <class T>
 constexpr T axis_reach(T c, T lo, T hi) noexcept {

@@ -9,7 +9,7 @@
 // then all y, ...) so the per-point distance loop vectorises. Nodes live in one vector in
 // depth-first pre-order: a node's first child follows it, and each node records where its
 // subtree ends (skip), so a query walks the vector forwards with no stack at all. Node
-// boxes are stored in float, rounded outwards so that they still hold their points exactly.
+// boxes are the exact bounds of their points, in T.
 #ifndef QUOCT_ORTHTREE_HPP
 #define QUOCT_ORTHTREE_HPP
 
@@ -73,6 +73,7 @@ public:
     void push(const Entry& e) noexcept { items_[size_++] = e; }
     Entry pop() noexcept { return items_[--size_]; }
     bool empty() const noexcept { return size_ == 0; }
+    Entry* data() noexcept { return items_.data(); }
 
 private:
     std::array<Entry, Capacity> items_;
@@ -86,6 +87,7 @@ public:
     void push(const Entry& e) noexcept { items_[size_++] = e; }
     Entry pop() noexcept { return items_[--size_]; }
     bool empty() const noexcept { return size_ == 0; }
+    Entry* data() noexcept { return items_.data(); }
 
 private:
     std::vector<Entry> items_;
@@ -112,7 +114,42 @@ struct euclidean_metric {
     point<T, D> query;
     T to_point(const point<T, D>& p) const noexcept { return distance_sq(p, query); }
     T to_box(const box<T, D>& b) const noexcept { return distance_sq(query, b); }
+    /// True if the query lies in the closed box b: a guide for the descent, cheaper than
+    /// to_box(b) == 0 (pruning never uses it).
+    bool in_box(const box<T, D>& b) const noexcept {
+        bool in = true;
+        for (std::size_t a = 0; a < D; ++a) in &= b.lo[a] <= query[a] && query[a] <= b.hi[a];
+        return in;
+    }
+    /// True if every point outside the closed box b (beyond a face on some axis) is farther
+    /// than `bound` from the query as to_point() measures it: the query is inside b, and on
+    /// every axis its rounded squared offset to each face exceeds the bound (a point beyond
+    /// that face is no nearer on that axis, rounding included, and the other axes only add).
+    bool ball_in_box(const box<T, D>& b, T bound) const noexcept {
+        bool in = true;
+        for (std::size_t a = 0; a < D; ++a) {
+            const T down = query[a] - b.lo[a];
+            const T up = b.hi[a] - query[a];
+            in &= down > 0 && up > 0 && down * down > bound && up * up > bound;
+        }
+        return in;
+    }
 };
+
+/// Whether a nearest metric offers in_box(box), the descent's cheap guide.
+template <class Metric, class Box, class = void>
+struct has_in_box : std::false_type {};
+template <class Metric, class Box>
+struct has_in_box<Metric, Box, decltype(void(std::declval<const Metric&>().in_box(std::declval<const Box&>())))>
+    : std::true_type {};
+/// Whether a nearest metric offers ball_in_box(box, bound), the search's early exit.
+template <class Metric, class Box, class T, class = void>
+struct has_ball_in_box : std::false_type {};
+template <class Metric, class Box, class T>
+struct has_ball_in_box<Metric, Box, T,
+                       decltype(void(std::declval<const Metric&>().ball_in_box(std::declval<const Box&>(),
+                                                                               std::declval<T>())))>
+    : std::true_type {};
 
 }  // namespace detail
 
@@ -298,11 +335,16 @@ public:
 
     /// Advanced: the search behind nearest(), for indexes built on this tree (the dynamic,
     /// periodic and geographic ones) and for merging answers. Calls sink(id, distance) for
-    /// every point whose metric.to_point(point) is <= set.bound() at that moment, nearest
-    /// regions first, and skips only regions whose metric.to_box(box) exceeds set.bound().
+    /// every point whose metric.to_point(point) is <= set.bound() at that moment, each
+    /// point at most once, the leaf nearest the query first, and skips only regions whose
+    /// metric.to_box(box) exceeds set.bound() or that ball_in_box (below) rules out.
     /// Metric provides `T to_point(const point_type&) const` and `T to_box(const box_type&)
-    /// const`, a lower bound of to_point over the closed box, rounding included; Set
-    /// provides `T bound() const` (see detail::knn_set, which sink normally feeds).
+    /// const`, a lower bound of to_point over the closed box, rounding included; it may
+    /// also provide `bool in_box(const box_type&) const` (the query lies in the box: only
+    /// guides the first descent) and `bool ball_in_box(const box_type& b, T bound) const`,
+    /// true only if every point beyond a face of b is farther than bound by to_point (the
+    /// search then stops once the k-ball lies inside a node; see detail::euclidean_metric).
+    /// Set provides `T bound() const` (see detail::knn_set, which sink normally feeds).
     /// Throws nothing itself; passes on what sink throws.
     template <class Metric, class Set, class Sink>
     void search_nearest(const Metric& metric, const Set& set, Sink&& sink) const;
@@ -329,13 +371,11 @@ public:
     }
 
 private:
-    // A node's box is kept in float relative to origin_, rounded outwards: its effective
-    // box, origin_ + T(lo) .. origin_ + T(hi) computed in T, holds every point of the node
-    // (the build checks it with that same expression), so the pruning argument in
-    // geometry.hpp holds for it. Float halves the node; pruning loses only a rounding.
+    // A node's box is the exact bounds of its points in T (tight, so pruning is exact with
+    // no rounding argument of its own; in T, so measuring it converts nothing).
     struct node {
-        float lo[D];
-        float hi[D];
+        T lo[D];
+        T hi[D];
         Id begin;  // the node's points are [begin, nodes_[skip].begin)
         Id skip;   // the next node after this subtree in pre-order; index + 1 for a leaf
     };
@@ -354,8 +394,8 @@ private:
     box_type box_of(const node& n) const noexcept {
         box_type b;
         for (std::size_t a = 0; a < D; ++a) {
-            b.lo[a] = origin_[a] + static_cast<T>(n.lo[a]);
-            b.hi[a] = origin_[a] + static_cast<T>(n.hi[a]);
+            b.lo[a] = n.lo[a];
+            b.hi[a] = n.hi[a];
         }
         return b;
     }
@@ -510,7 +550,6 @@ private:
     detail::raw_vector<Id> ids_;    // input position of stored point i
     std::vector<node> nodes_;  // pre-order, then one sentinel whose begin is size_
     box_type bounds_ = empty_box();
-    point_type origin_{};  // node boxes are stored relative to it
     std::size_t depth_ = 0;
     build_options options_;
 };
@@ -617,9 +656,6 @@ void orthtree<T, D, Id>::build(const Source& points, const build_options& option
     if (st.axis_bits == 0) throw std::length_error("quoct: too many points to sort");
     sort_input(points, all, st);
     bounds_ = all;
-    // float holds float coordinates exactly; wider ones lose least measured from the centre.
-    for (std::size_t a = 0; a < D; ++a)
-        origin_[a] = std::is_same<T, float>::value ? T(0) : bounds_.lo[a] / 2 + bounds_.hi[a] / 2;
     nodes_.reserve(2 * n / options_.leaf_size + 2);
     build_node(0, n, 0, st.axis_bits, true, st);
     nodes_.push_back(node{});
@@ -688,34 +724,11 @@ auto orthtree<T, D, Id>::tight_bounds(std::size_t b, std::size_t e) const noexce
     return r;
 }
 
-namespace detail {
-// The float nearest to v - origin on the low (high) side, such that origin + T(f), computed
-// in T, is <= v (>= v): a float bound that still holds v, whatever the rounding.
-template <class T>
-float float_below(T v, T origin) {
-    const T rel = v - origin;
-    constexpr T big = std::numeric_limits<float>::max();
-    float f = rel < -big ? -std::numeric_limits<float>::infinity() : rel > big ? std::numeric_limits<float>::max()
-                                                                              : static_cast<float>(rel);
-    while (origin + static_cast<T>(f) > v) f = std::nextafter(f, -std::numeric_limits<float>::infinity());
-    return f;
-}
-template <class T>
-float float_above(T v, T origin) {
-    const T rel = v - origin;
-    constexpr T big = std::numeric_limits<float>::max();
-    float f = rel > big ? std::numeric_limits<float>::infinity() : rel < -big ? -std::numeric_limits<float>::max()
-                                                                             : static_cast<float>(rel);
-    while (origin + static_cast<T>(f) < v) f = std::nextafter(f, std::numeric_limits<float>::infinity());
-    return f;
-}
-}  // namespace detail
-
 template <class T, std::size_t D, class Id>
 void orthtree<T, D, Id>::set_box(std::size_t ni, const box_type& exact) {
     for (std::size_t a = 0; a < D; ++a) {
-        nodes_[ni].lo[a] = detail::float_below(exact.lo[a], origin_[a]);
-        nodes_[ni].hi[a] = detail::float_above(exact.hi[a], origin_[a]);
+        nodes_[ni].lo[a] = exact.lo[a];
+        nodes_[ni].hi[a] = exact.hi[a];
     }
 }
 
@@ -786,52 +799,91 @@ auto orthtree<T, D, Id>::build_node(std::size_t b, std::size_t e, std::size_t de
     return all;
 }
 
-// Depth first, nearest child first: the nearest child is entered at once, its siblings wait
-// on an explicit stack with their lower bounds. A node may hold a point tied with the worst
-// kept one but with a smaller id, so only nodes strictly farther than the bound are pruned
-// (an infinite box distance, possible only with infinite coordinates, is never pruned
-// while the set is not full).
+// In two passes. First straight down to the leaf nearest the query (at each level the first
+// child at box distance 0, or else the nearest), whose points fill the set and give the
+// bound; nothing is kept on the way. Then back up that path: at each level the siblings of
+// the path node within the bound are searched depth first, nearest child first (entered at
+// once, the others wait on an explicit stack with their lower bounds). Every node is thus
+// either on the path or under a sibling of it, and each point is offered once. A node may
+// hold a point tied with the worst kept one but with a smaller id, so only nodes strictly
+// farther than the bound are pruned (an infinite box distance, possible only with infinite
+// coordinates, is never pruned while the set is not full).
 template <class T, std::size_t D, class Id>
 template <class Metric, class Set, class Sink>
 void orthtree<T, D, Id>::search_nearest(const Metric& metric, const Set& set, Sink&& sink) const {
     if (nodes_.empty()) return;
+    if (metric.to_box(box_of(nodes_[0])) > set.bound()) return;
+    std::size_t path[max_depth_limit + 1];
+    std::size_t depth = 0;
+    std::size_t at = 0;
+    path[0] = 0;
+    while (!is_leaf(nodes_[at], at)) {
+        const std::size_t end = nodes_[at].skip;
+        std::size_t choice = end;
+        if constexpr (detail::has_in_box<Metric, box_type>::value) {
+            for (std::size_t ci = at + 1; ci < end; ci = nodes_[ci].skip)
+                if (metric.in_box(box_of(nodes_[ci]))) {
+                    choice = ci;
+                    break;
+                }
+        }
+        if (choice == end) {
+            std::size_t ci = at + 1;
+            choice = ci;
+            T best = metric.to_box(box_of(nodes_[ci]));
+            while (best > T(0) && (ci = nodes_[ci].skip) < end) {
+                const T d = metric.to_box(box_of(nodes_[ci]));
+                if (d < best) best = d, choice = ci;
+            }
+        }
+        at = choice;
+        path[++depth] = at;
+    }
+    scan_leaf(metric, set, sink, nodes_[at].begin, nodes_[nodes_[at].skip].begin);
+
     struct entry {
         Id index;
         T distance;
     };
-    detail::fixed_stack<entry, stack_capacity> stack;
-    std::size_t at = 0;
-    if (metric.to_box(box_of(nodes_[0])) > set.bound()) return;
-    for (;;) {
-        const node& n = nodes_[at];
-        if (is_leaf(n, at)) {
-            scan_leaf(metric, set, sink, n.begin, nodes_[n.skip].begin);
-        } else {
-            // Measure the children, enter the nearest, keep the others for later.
-            entry near[fanout];
-            std::size_t children = 0, nearest_child = 0;
-            const T bound = set.bound();
-            for (std::size_t ci = at + std::size_t{1}; ci < n.skip; ci = nodes_[ci].skip) {
-                const entry x{static_cast<Id>(ci), metric.to_box(box_of(nodes_[ci]))};
-                if (x.distance > bound) continue;
-                if (children != 0 && x.distance < near[nearest_child].distance) nearest_child = children;
-                near[children++] = x;
+    // The deferred nodes, most recent last; a local count keeps the top in a register.
+    detail::fixed_stack<entry, stack_capacity> storage;
+    entry* const stack = storage.data();
+    std::size_t top = 0;
+    // Pushes the children of node `parent` within the bound but `skip`, the nearest on top.
+    const auto push_children = [&](std::size_t parent, std::size_t skip) {
+        const std::size_t base = top;
+        std::size_t nearest_child = base;
+        T nearest_distance = T(0);
+        const T bound = set.bound();
+        for (std::size_t ci = parent + 1; ci < nodes_[parent].skip; ci = nodes_[ci].skip) {
+            if (ci == skip) continue;
+            const T d = metric.to_box(box_of(nodes_[ci]));
+            if (d > bound) continue;
+            if (top == base || d < nearest_distance) {
+                nearest_child = top;
+                nearest_distance = d;
             }
-            if (children != 0) {
-                for (std::size_t c = 0; c < children; ++c)
-                    if (c != nearest_child) stack.push(near[c]);
-                at = near[nearest_child].index;
-                continue;
-            }
+            stack[top++] = entry{static_cast<Id>(ci), d};
         }
-        // Next: the most recently deferred node still within the bound.
-        for (;;) {
-            if (stack.empty()) return;
-            const entry e = stack.pop();
-            if (!(e.distance > set.bound())) {
-                at = e.index;
-                break;
-            }
+        if (top - base > 1) std::swap(stack[nearest_child], stack[top - 1]);
+    };
+    const std::size_t leaf_depth = depth;
+    while (depth-- > 0) {
+        // The k-ball inside an internal path node's box: every point outside it is too far
+        // (its points are a cell of the Morton grid, strictly apart from its siblings' on
+        // some axis, and so are its ancestors'). Not for the leaf: a leaf may be a merged
+        // run of sibling cells whose box overlaps theirs.
+        if constexpr (detail::has_ball_in_box<Metric, box_type, T>::value)
+            if (depth + 1 < leaf_depth && metric.ball_in_box(box_of(nodes_[path[depth + 1]]), set.bound())) return;
+        push_children(path[depth], path[depth + 1]);
+        // Depth first under the siblings just pushed: the most recently deferred node
+        // still within the bound next; a leaf is scanned, an internal node's children pushed.
+        while (top != 0) {
+            const entry e = stack[--top];
+            if (e.distance > set.bound()) continue;
+            const node& n = nodes_[e.index];
+            if (is_leaf(n, e.index)) scan_leaf(metric, set, sink, n.begin, nodes_[n.skip].begin);
+            else push_children(e.index, 0);
         }
     }
 }
