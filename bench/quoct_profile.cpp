@@ -12,6 +12,8 @@
 //   knn queries are data points jittered by about the radius of 32 results, as in quoct_bench.
 //   SET: uniform3d (default), clustered3d, bunny3d, cities2d or uniform2d, the sets of
 //   quoct_bench (cities2d: POINTS is a limit). QUOCT_BENCH_LEAF=<n> sets the leaf size.
+//   nanoflann_knnK runs the same k-nearest queries on nanoflann's kd-tree (leaf size 16, as
+//   quoct_bench's peer), for scale, when nanoflann's header is found.
 #include <quoct/quoct.hpp>
 
 #include <algorithm>
@@ -23,6 +25,11 @@
 #include <vector>
 
 #include "datasets.hpp"
+
+#if __has_include(<nanoflann.hpp>)
+#include <nanoflann.hpp>
+#define QUOCT_PROFILE_NANOFLANN 1
+#endif
 
 #if __has_include(<valgrind/callgrind.h>)
 #include <valgrind/callgrind.h>
@@ -36,6 +43,19 @@
 namespace {
 
 using namespace quoct_bench;
+
+#ifdef QUOCT_PROFILE_NANOFLANN
+template <std::size_t D>
+struct cloud {
+    const std::vector<point<D>>* points;
+    std::size_t kdtree_get_point_count() const { return points->size(); }
+    double kdtree_get_pt(std::uint32_t i, std::size_t axis) const { return (*points)[i][axis]; }
+    template <class Bbox>
+    bool kdtree_get_bbox(Bbox&) const {
+        return false;
+    }
+};
+#endif
 
 template <std::size_t D>
 std::vector<point<D>> load_set(const std::string& set, std::size_t n) {
@@ -86,18 +106,38 @@ int run(const std::string& op, std::size_t n, std::size_t queries, const std::st
     const double r = op == "radius32" ? r32 : radius_for(256);
     const double half = r * 0.8;
     std::size_t k = 0;
-    if (op.compare(0, 3, "knn") == 0) {
-        k = std::strtoul(op.c_str() + 3, nullptr, 10);
+    const bool nano = op.compare(0, 10, "nanoflann_") == 0;
+    const std::string qop = nano ? op.substr(10) : op;
+    if (qop.compare(0, 3, "knn") == 0) {
+        k = std::strtoul(qop.c_str() + 3, nullptr, 10);
         // Data points jittered by about r32, as quoct_bench's nearest queries.
         for (auto& c : centers)
             for (std::size_t a = 0; a < D; ++a) c[a] += r32 * pick.uniform(-1, 1);
-    } else if (op != "radius" && op != "radius32" && op != "count" && op != "box") {
+    } else if (nano || (op != "radius" && op != "radius32" && op != "count" && op != "box")) {
         std::fprintf(stderr, "unknown operation %s\n", op.c_str());
         return 2;
     }
     std::size_t total = 0;
     std::vector<std::uint32_t> ids;
     std::vector<quoct::neighbor<double, std::uint32_t>> near;
+    if (nano) {
+#ifdef QUOCT_PROFILE_NANOFLANN
+        const cloud<D> data{&pts};
+        using index_type = nanoflann::KDTreeSingleIndexAdaptor<nanoflann::L2_Simple_Adaptor<double, cloud<D>, double, std::uint32_t>,
+                                                               cloud<D>, static_cast<int>(D), std::uint32_t>;
+        const index_type index(static_cast<int>(D), data, nanoflann::KDTreeSingleIndexAdaptorParams(16));
+        std::vector<std::uint32_t> nid(k);
+        std::vector<double> nd(k);
+        QUOCT_PROFILE_START();
+        for (const auto& c : centers) total += index.knnSearch(c.coords, k, nid.data(), nd.data());
+        QUOCT_PROFILE_STOP();
+        std::printf("%s on %s: %zu points, %zu queries, %zu results in all\n", op.c_str(), set.c_str(), n, queries, total);
+        return 0;
+#else
+        std::fprintf(stderr, "%s: built without nanoflann\n", op.c_str());
+        return 2;
+#endif
+    }
     QUOCT_PROFILE_START();
     for (const auto& c : centers) {
         if (k != 0) {
@@ -124,7 +164,7 @@ int run(const std::string& op, std::size_t n, std::size_t queries, const std::st
 
 int main(int argc, char** argv) {
     if (argc < 2) {
-        std::fprintf(stderr, "usage: %s build|radius|radius32|count|box|knnK [points [queries [set]]]\n", argv[0]);
+        std::fprintf(stderr, "usage: %s build|radius|radius32|count|box|knnK|nanoflann_knnK [points [queries [set]]]\n", argv[0]);
         return 2;
     }
     const std::string op = argv[1];

@@ -161,6 +161,76 @@ TEMPLATE_LIST_TEST_CASE("orthtree: nearest with a small k-ball on a grid, querie
     }
 }
 
+TEMPLATE_LIST_TEST_CASE("orthtree: nearest from the leaf located by key, at the edges of the grid", "[knn][orthtree]",
+                        all_configs) {
+    // The search starts at the leaf whose Morton cell holds the query (a binary search over
+    // the node keys; or, without build_options::nearest_index, the leaf reached by descent)
+    // and must give the brute-force answer from any start: queries far below
+    // and above every key, on the bounds, inside tight clusters whose subtrees were sorted
+    // on grids of their own (their points share one key of the root grid), among exact
+    // duplicates, and on trees of one and two points.
+    using T = typename TestType::scalar;
+    constexpr std::size_t D = TestType::dim;
+    rng r(71);
+    points<T, D> pts;
+    for (int c = 0; c < 6; ++c) {  // clusters 2^-20 wide, far apart: requantized subtrees
+        quoct::point<T, D> centre;
+        for (std::size_t a = 0; a < D; ++a) centre[a] = static_cast<T>(r.integer(-1000, 1000));
+        for (int i = 0; i < 90; ++i) {
+            quoct::point<T, D> p = centre;
+            for (std::size_t a = 0; a < D; ++a) p[a] += static_cast<T>(r.integer(0, 7)) * std::ldexp(T(1), -23);
+            pts.push_back(p);
+        }
+    }
+    for (int i = 0; i < 200; ++i) {  // scattered points, some repeated exactly
+        quoct::point<T, D> p;
+        for (std::size_t a = 0; a < D; ++a) p[a] = static_cast<T>(r.integer(-1000, 1000));
+        pts.push_back(p);
+        if (i % 7 == 0) pts.push_back(p);
+    }
+    std::vector<quoct::point<T, D>> queries;
+    for (std::size_t a = 0; a < D; ++a) {
+        for (const T v : {T(-1e30), T(-1e6), T(-1000), T(1000), T(1e6), T(1e30)}) {
+            quoct::point<T, D> p = pts[0];
+            p[a] = v;
+            queries.push_back(p);
+        }
+    }
+    quoct::point<T, D> low, high;
+    for (std::size_t a = 0; a < D; ++a) low[a] = T(-1e30), high[a] = T(1e30);
+    queries.push_back(low);
+    queries.push_back(high);
+    for (std::size_t i = 0; i < pts.size(); i += 37) {
+        queries.push_back(pts[i]);  // on a point: its duplicates and cluster mates tie or are next
+        quoct::point<T, D> p = pts[i];
+        for (std::size_t a = 0; a < D; ++a) p[a] += std::ldexp(T(1), -24) * static_cast<T>(r.integer(-3, 3));
+        queries.push_back(p);
+    }
+    std::vector<quoct::neighbor<T, std::uint32_t>> got;
+    for (const std::size_t leaf : {std::size_t{1}, std::size_t{4}, std::size_t{32}})
+    for (const bool index : {true, false}) {  // located by key, or found by descent
+        quoct::build_options options{leaf};
+        options.nearest_index = index;
+        const quoct::orthtree<T, D> tree(pts, options);
+        for (std::size_t q = 0; q < queries.size(); ++q) {
+            const auto all = all_distances(pts, queries[q]);
+            for (const std::size_t k : {std::size_t{1}, std::size_t{2}, std::size_t{10}, std::size_t{100}}) {
+                INFO("leaf=" << leaf << " index=" << index << " q=" << q << " k=" << k);
+                tree.nearest(queries[q], k, got);
+                CHECK(diff(got, first_k(all, k, std::numeric_limits<T>::infinity())) == "");
+            }
+        }
+    }
+    for (const std::size_t n : {std::size_t{1}, std::size_t{2}}) {
+        const points<T, D> few(pts.begin(), pts.begin() + static_cast<std::ptrdiff_t>(n));
+        const quoct::orthtree<T, D> tree(few);
+        for (const auto& p : queries) {
+            tree.nearest(p, 1, got);
+            CHECK(diff(got, first_k(all_distances(few, p), 1, std::numeric_limits<T>::infinity())) == "");
+        }
+    }
+}
+
 TEMPLATE_LIST_TEST_CASE("orthtree: capped nearest rejects bad input", "[knn][orthtree]", all_configs) {
     using T = typename TestType::scalar;
     constexpr std::size_t D = TestType::dim;

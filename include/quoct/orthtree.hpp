@@ -52,6 +52,13 @@ struct build_options {
     /// Nodes at this depth (the root is at 0) are leaves whatever their size, which bounds
     /// the depth for duplicate or extremely spread points. At most max_depth_limit.
     std::size_t max_depth = max_depth_limit;
+    /// Keep per node its first point's Morton key and its parent (4 + sizeof(Id) bytes a
+    /// node; about 0.3 to 0.6 bytes a point at the default leaf sizes), so that nearest()
+    /// starts at the leaf holding the query, found by a binary search over the keys, rather
+    /// than by a descent from the root that tests each level's children (measured faster
+    /// for k-nearest on every benchmark set; bench/README.md). Off: a smaller tree, same
+    /// answers. Radius, box and count queries do not use it.
+    bool nearest_index = true;
 };
 
 /// The order of results with distances: as the traversal meets them (any, the fastest), or
@@ -106,6 +113,15 @@ bool call_go_on(F& f, Args&&... args) {
     }
 }
 
+template <class T, std::size_t D>
+class quantizer;  // below: the Morton grid of the keys
+
+/// c ? a : b for indexes, computed with masks: g++ makes a ternary on data a branch, and
+/// a binary search's branches are mispredicted half the time.
+inline std::size_t select_index(bool c, std::size_t a, std::size_t b) noexcept {
+    return b ^ ((a ^ b) & (std::size_t(0) - static_cast<std::size_t>(c)));
+}
+
 /// The Euclidean metric of nearest(): distances are distance_sq(point, query), and
 /// to_box(b) = distance_sq(query, b) is no larger than to_point(p) for any p in b, rounding
 /// included (geometry.hpp).
@@ -114,6 +130,8 @@ struct euclidean_metric {
     point<T, D> query;
     T to_point(const point<T, D>& p) const noexcept { return distance_sq(p, query); }
     T to_box(const box<T, D>& b) const noexcept { return distance_sq(query, b); }
+    /// The query point: the search starts at the leaf whose Morton cell holds it.
+    const point<T, D>& origin() const noexcept { return query; }
     /// True if the query lies in the closed box b: a guide for the descent, cheaper than
     /// to_box(b) == 0 (pruning never uses it).
     bool in_box(const box<T, D>& b) const noexcept {
@@ -141,6 +159,12 @@ template <class Metric, class Box, class = void>
 struct has_in_box : std::false_type {};
 template <class Metric, class Box>
 struct has_in_box<Metric, Box, decltype(void(std::declval<const Metric&>().in_box(std::declval<const Box&>())))>
+    : std::true_type {};
+/// Whether a nearest metric offers origin(), a point whose leaf the search starts from.
+template <class Metric, class Point, class = void>
+struct has_origin : std::false_type {};
+template <class Metric, class Point>
+struct has_origin<Metric, Point, std::enable_if_t<std::is_same<decltype(std::declval<const Metric&>().origin()), const Point&>::value>>
     : std::true_type {};
 /// Whether a nearest metric offers ball_in_box(box, bound), the search's early exit.
 template <class Metric, class Box, class T, class = void>
@@ -217,6 +241,7 @@ public:
     /// point() has built it (sizeof(Id) bytes per point).
     std::size_t memory_bytes() const noexcept {
         return coords_.capacity() * sizeof(T) + ids_.capacity() * sizeof(Id) + nodes_.capacity() * sizeof(node) +
+               node_keys_.capacity() * sizeof(std::uint32_t) + parents_.capacity() * sizeof(Id) +
                (lookup_ && lookup_->built.load(std::memory_order_acquire) ? lookup_->position.capacity() * sizeof(Id)
                                                                           : 0);
     }
@@ -316,7 +341,9 @@ public:
         detail::check_k(k);
         detail::check_radius(radius, "nearest");
         detail::run_nearest<T, Id>(out, k, size_, radius, [&](const auto& set, auto&& sink) {
-            search_nearest(detail::euclidean_metric<T, D>{p}, set, sink);
+            const detail::euclidean_metric<T, D> metric{p};
+            if (k == 1) find_nearest<true>(metric, set, sink);
+            else find_nearest<false>(metric, set, sink);
         });
     }
     /// As nearest(p, k, out), giving ids only.
@@ -347,7 +374,9 @@ public:
     /// Set provides `T bound() const` (see detail::knn_set, which sink normally feeds).
     /// Throws nothing itself; passes on what sink throws.
     template <class Metric, class Set, class Sink>
-    void search_nearest(const Metric& metric, const Set& set, Sink&& sink) const;
+    void search_nearest(const Metric& metric, const Set& set, Sink&& sink) const {
+        find_nearest<false>(metric, set, sink);
+    }
 
     /// Advanced: queries with a shape of your own (a polygon, a periodic ball, ...). Shape
     /// provides `quoct::relation classify(const box_type& b) const`, which must say outside
@@ -522,9 +551,16 @@ private:
     box_type build_node(std::size_t b, std::size_t e, std::size_t depth, unsigned bits_left, bool fresh,
                         build_state& st);
     void set_box(std::size_t ni, const box_type& exact);
-    template <class Metric, class Set, class Sink>
+    // search_nearest; Single: sink offers every point to a set that keeps one (k == 1).
+    template <bool Single, class Metric, class Set, class Sink>
+    void find_nearest(const Metric& metric, const Set& set, Sink& sink) const;
+    template <bool Single, class Metric, class Set, class Sink>
     void scan_leaf(const Metric& metric, const Set& set, Sink& sink, std::size_t b, std::size_t e) const;
     box_type tight_bounds(std::size_t b, std::size_t e) const noexcept;
+    void index_leaves(const box_type& all, unsigned axis_bits);
+    std::size_t locate_leaf(const point_type& p, std::size_t* up) const noexcept;
+    template <class Metric>
+    std::size_t descend(const Metric& metric, std::size_t* up) const;
 
     // The id-to-position map point() builds on first use, shared by copies of the tree
     // (which hold the same ids); `built` lets memory_bytes() look without waiting.
@@ -549,6 +585,12 @@ private:
     detail::raw_vector<T> coords_;  // axis a of stored point i at coords_[a * size_ + i]
     detail::raw_vector<Id> ids_;    // input position of stored point i
     std::vector<node> nodes_;  // pre-order, then one sentinel whose begin is size_
+    // Where a nearest search starts (locate_leaf): per node the top 32 bits of its first
+    // point's Morton key on the root grid (non-decreasing in pre-order) and its parent.
+    std::vector<std::uint32_t> node_keys_;
+    std::vector<Id> parents_;
+    std::shared_ptr<const detail::quantizer<T, D>> grid_;  // the root grid of the keys
+    unsigned key_shift_ = 0;                                // key bits dropped to fit 32
     box_type bounds_ = empty_box();
     std::size_t depth_ = 0;
     build_options options_;
@@ -593,10 +635,12 @@ private:
     std::uint64_t cell(T v, std::size_t a) const {
         const T offset = v * pre_[a] - lo_[a];
         const T t = divide_[a] ? offset / extent_[a] * cells_ : offset * scale_[a];
-        // t is in [0, cells]: t == cells maps to the last cell, and t < cells truncates to
-        // at most cells - 1 (cells is a power of two, at most 2^32, so the signed conversion,
-        // one instruction, is exact).
-        return t < cells_ ? static_cast<std::uint64_t>(static_cast<std::int64_t>(t)) : last_;
+        // For a point of the region t is in [0, cells]: t == cells maps to the last cell, and
+        // t < cells truncates to at most cells - 1 (cells is a power of two, at most 2^32, so
+        // the signed conversion, one instruction, is exact). A point outside the region (a
+        // nearest query) maps to the nearest cell: below, t is clamped to 0 before the
+        // conversion, which would be undefined for a large negative t.
+        return t < cells_ ? static_cast<std::uint64_t>(static_cast<std::int64_t>(std::max(t, T(0)))) : last_;
     }
 
     T cells_;
@@ -661,6 +705,47 @@ void orthtree<T, D, Id>::build(const Source& points, const build_options& option
     nodes_.push_back(node{});
     nodes_.back().begin = static_cast<Id>(n);
     nodes_.shrink_to_fit();
+    if (options_.nearest_index) index_leaves(all, st.axis_bits);
+}
+
+// The keys and parents locate_leaf() reads. Keys come from the root grid of sort_input (a
+// requantized subtree's points share one root key), so they never decrease in pre-order.
+template <class T, std::size_t D, class Id>
+void orthtree<T, D, Id>::index_leaves(const box_type& all, unsigned axis_bits) {
+    grid_ = std::make_shared<const detail::quantizer<T, D>>(all, axis_bits);
+    const unsigned key_bits = axis_bits * static_cast<unsigned>(D);
+    key_shift_ = key_bits > 32 ? key_bits - 32 : 0;
+    const std::size_t count = node_count();
+    node_keys_.resize(count);
+    parents_.resize(count);
+    parents_[0] = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+        node_keys_[i] = static_cast<std::uint32_t>(grid_->key(point_at(nodes_[i].begin)) >> key_shift_);
+        if (!is_leaf(nodes_[i], i))
+            for (std::size_t ci = i + 1; ci < nodes_[i].skip; ci = nodes_[ci].skip) parents_[ci] = static_cast<Id>(i);
+    }
+}
+
+// The leaf whose run of Morton keys holds p's key on the root grid (p outside the bounds is
+// clamped to them): a branch-free binary search for the last node whose key is at most p's,
+// which is a leaf (the node before the first one with a larger key ends its predecessor's
+// subtree), or the root when p's key is below them all (then its first leaf). Writes the
+// leaf and its ancestors, the leaf first and the root last, to `up`; returns their count.
+template <class T, std::size_t D, class Id>
+std::size_t orthtree<T, D, Id>::locate_leaf(const point_type& p, std::size_t* up) const noexcept {
+    const std::uint32_t key = static_cast<std::uint32_t>(grid_->key(p) >> key_shift_);
+    const std::uint32_t* keys = node_keys_.data();
+    std::size_t at = 0;
+    for (std::size_t n = node_keys_.size(); n > 1;) {
+        const std::size_t half = n / 2;
+        at = detail::select_index(keys[at + half] <= key, at + half, at);
+        n -= half;
+    }
+    while (!is_leaf(nodes_[at], at)) ++at;
+    std::size_t count = 0;
+    for (; at != 0; at = parents_[at]) up[count++] = at;
+    up[count++] = 0;
+    return count;
 }
 
 // Computes every point's Morton key relative to the bounds of all points, sorts, and
@@ -799,20 +884,12 @@ auto orthtree<T, D, Id>::build_node(std::size_t b, std::size_t e, std::size_t de
     return all;
 }
 
-// In two passes. First straight down to the leaf nearest the query (at each level the first
-// child at box distance 0, or else the nearest), whose points fill the set and give the
-// bound; nothing is kept on the way. Then back up that path: at each level the siblings of
-// the path node within the bound are searched depth first, nearest child first (entered at
-// once, the others wait on an explicit stack with their lower bounds). Every node is thus
-// either on the path or under a sibling of it, and each point is offered once. A node may
-// hold a point tied with the worst kept one but with a smaller id, so only nodes strictly
-// farther than the bound are pruned (an infinite box distance, possible only with infinite
-// coordinates, is never pruned while the set is not full).
+// Straight down from the root to a leaf, at each level the first child whose box holds the
+// query (in_box, if the metric has it) or else the nearest by to_box, keeping nothing on the
+// way. Writes the leaf and its ancestors to `up` as locate_leaf does; returns the leaf's depth.
 template <class T, std::size_t D, class Id>
-template <class Metric, class Set, class Sink>
-void orthtree<T, D, Id>::search_nearest(const Metric& metric, const Set& set, Sink&& sink) const {
-    if (nodes_.empty()) return;
-    if (metric.to_box(box_of(nodes_[0])) > set.bound()) return;
+template <class Metric>
+std::size_t orthtree<T, D, Id>::descend(const Metric& metric, std::size_t* up) const {
     std::size_t path[max_depth_limit + 1];
     std::size_t depth = 0;
     std::size_t at = 0;
@@ -839,7 +916,35 @@ void orthtree<T, D, Id>::search_nearest(const Metric& metric, const Set& set, Si
         at = choice;
         path[++depth] = at;
     }
-    scan_leaf(metric, set, sink, nodes_[at].begin, nodes_[nodes_[at].skip].begin);
+    for (std::size_t i = 0; i <= depth; ++i) up[i] = path[depth - i];
+    return depth;
+}
+
+// In two passes. First to a leaf near the query, whose points fill the set and give the
+// bound: with a metric that has an origin(), the leaf whose Morton cell holds it, found by
+// a binary search on the node keys (locate_leaf); otherwise straight down (descend). Then
+// back up the path from the root to that leaf: at each level the siblings of
+// the path node within the bound are searched depth first, nearest child first (entered at
+// once, the others wait on an explicit stack with their lower bounds). Every node is thus
+// either on the path or under a sibling of it, and each point is offered once. A node may
+// hold a point tied with the worst kept one but with a smaller id, so only nodes strictly
+// farther than the bound are pruned (an infinite box distance, possible only with infinite
+// coordinates, is never pruned while the set is not full).
+template <class T, std::size_t D, class Id>
+template <bool Single, class Metric, class Set, class Sink>
+void orthtree<T, D, Id>::find_nearest(const Metric& metric, const Set& set, Sink& sink) const {
+    if (nodes_.empty()) return;
+    if (metric.to_box(box_of(nodes_[0])) > set.bound()) return;
+    // up[0] is the leaf searched first, up[i + 1] the parent of up[i], up[depth] the root.
+    std::size_t up[max_depth_limit + 1];
+    std::size_t depth = 0;
+    if constexpr (detail::has_origin<Metric, point_type>::value) {
+        depth = grid_ ? locate_leaf(metric.origin(), up) - 1 : descend(metric, up);
+    } else {
+        depth = descend(metric, up);
+    }
+    const std::size_t leaf = up[0];
+    scan_leaf<Single>(metric, set, sink, nodes_[leaf].begin, nodes_[nodes_[leaf].skip].begin);
 
     struct entry {
         Id index;
@@ -867,31 +972,33 @@ void orthtree<T, D, Id>::search_nearest(const Metric& metric, const Set& set, Si
         }
         if (top - base > 1) std::swap(stack[nearest_child], stack[top - 1]);
     };
-    const std::size_t leaf_depth = depth;
-    while (depth-- > 0) {
+    for (std::size_t level = 1; level <= depth; ++level) {
         // The k-ball inside an internal path node's box: every point outside it is too far
         // (its points are a cell of the Morton grid, strictly apart from its siblings' on
         // some axis, and so are its ancestors'). Not for the leaf: a leaf may be a merged
         // run of sibling cells whose box overlaps theirs.
         if constexpr (detail::has_ball_in_box<Metric, box_type, T>::value)
-            if (depth + 1 < leaf_depth && metric.ball_in_box(box_of(nodes_[path[depth + 1]]), set.bound())) return;
-        push_children(path[depth], path[depth + 1]);
+            if (level > 1 && metric.ball_in_box(box_of(nodes_[up[level - 1]]), set.bound())) return;
+        push_children(up[level], up[level - 1]);
         // Depth first under the siblings just pushed: the most recently deferred node
         // still within the bound next; a leaf is scanned, an internal node's children pushed.
         while (top != 0) {
             const entry e = stack[--top];
             if (e.distance > set.bound()) continue;
             const node& n = nodes_[e.index];
-            if (is_leaf(n, e.index)) scan_leaf(metric, set, sink, n.begin, nodes_[n.skip].begin);
+            if (is_leaf(n, e.index)) scan_leaf<Single>(metric, set, sink, n.begin, nodes_[n.skip].begin);
             else push_children(e.index, 0);
         }
     }
 }
 
 // Offers the points [b, e) of a leaf: distances first, in a loop that vectorises, then only
-// the contenders (the bound is re-read only after an offer, which may tighten it).
+// the contenders (the bound is re-read only after an offer, which may tighten it). Single
+// (one nearest wanted, every point offered to the set): only the points at the chunk's
+// least distance can enter, so only they are offered, found by a test that is almost never
+// true instead of one on each point against a bound that keeps moving.
 template <class T, std::size_t D, class Id>
-template <class Metric, class Set, class Sink>
+template <bool Single, class Metric, class Set, class Sink>
 void orthtree<T, D, Id>::scan_leaf(const Metric& metric, const Set& set, Sink& sink, std::size_t b,
                                    std::size_t e) const {
     constexpr std::size_t chunk = 64;
@@ -900,11 +1007,28 @@ void orthtree<T, D, Id>::scan_leaf(const Metric& metric, const Set& set, Sink& s
     for (std::size_t s = b; s < e; s += chunk) {
         const std::size_t m = std::min<std::size_t>(e - s, chunk);
         for (std::size_t j = 0; j < m; ++j) dist[j] = metric.to_point(point_at(s + j));
-        for (std::size_t j = 0; j < m; ++j)
-            if (dist[j] <= bound) {
-                sink(ids_[s + j], dist[j]);
-                bound = set.bound();
+        if constexpr (Single) {
+            // The least distance, two running minima side by side (no distance is NaN: the
+            // points and the query are finite).
+            T least0 = dist[0], least1 = dist[0];
+            std::size_t j = 1;
+            for (; j + 1 < m; j += 2) {
+                least0 = std::min(least0, dist[j]);
+                least1 = std::min(least1, dist[j + 1]);
             }
+            if (j < m) least0 = std::min(least0, dist[j]);
+            const T least = std::min(least0, least1);
+            if (!(least <= bound)) continue;
+            for (std::size_t i = 0; i < m; ++i)
+                if (dist[i] <= least) sink(ids_[s + i], dist[i]);  // that is, == least
+            bound = set.bound();
+        } else {
+            for (std::size_t j = 0; j < m; ++j)
+                if (dist[j] <= bound) {
+                    sink(ids_[s + j], dist[j]);
+                    bound = set.bound();
+                }
+        }
     }
 }
 

@@ -45,17 +45,20 @@ public:
     knn_set(std::vector<Neighbor>& storage, std::size_t k, T limit = std::numeric_limits<T>::infinity())
         : out_(storage), k_(k), bound_(limit), sorted_(k <= sorted_up_to) {
         out_.clear();
-        // A set asked for more than it can be given must not reserve for all of it.
-        out_.reserve(std::min<std::size_t>(k, 4096));
+        // The sorted array takes its k slots at once (count_ says how many are kept);
+        // the heap grows, and a set asked for more than it can be given must not reserve
+        // for all of it.
+        if (sorted_) out_.resize(k);
+        else out_.reserve(std::min<std::size_t>(k, 4096));
     }
 
     /// Candidates with a distance strictly greater than this cannot enter: the distance
     /// of the worst kept one once k are kept, the initial limit before.
     T bound() const noexcept { return bound_; }
     /// True once k candidates are kept.
-    bool full() const noexcept { return out_.size() == k_; }
+    bool full() const noexcept { return size() == k_; }
     /// How many are kept (at most k).
-    std::size_t size() const noexcept { return out_.size(); }
+    std::size_t size() const noexcept { return sorted_ ? count_ : out_.size(); }
     /// The k asked for.
     std::size_t k() const noexcept { return k_; }
 
@@ -65,17 +68,17 @@ public:
         if (!(distance <= bound_)) return;
         const Neighbor c = make(id, distance);
         if (sorted_) {
-            std::size_t i = out_.size();
+            Neighbor* a = out_.data();
+            std::size_t i = count_;
             if (i == k_) {
-                if (!before(c, out_[i - 1])) return;
+                if (!before(c, a[i - 1])) return;
                 --i;  // the worst drops out
             } else {
-                out_.push_back(c);
+                ++count_;
             }
-            Neighbor* a = out_.data();
             for (; i > 0 && before(c, a[i - 1]); --i) a[i] = a[i - 1];
             a[i] = c;
-            if (out_.size() == k_) bound_ = dist(a[k_ - 1]);
+            if (count_ == k_) bound_ = dist(a[k_ - 1]);
         } else if (out_.size() < k_) {
             out_.push_back(c);
             std::push_heap(out_.begin(), out_.end(), before);
@@ -98,7 +101,8 @@ public:
     /// Puts the kept ones in order, nearest first (ties by smaller id), in the storage
     /// vector given at construction; the set is not to be fed afterwards.
     void finish() {
-        if (!sorted_) std::sort(out_.begin(), out_.end(), before);  // cheaper than sort_heap
+        if (sorted_) out_.resize(count_);
+        else std::sort(out_.begin(), out_.end(), before);  // cheaper than sort_heap
     }
 
     /// (distance, id) order: the order of every nearest answer.
@@ -117,6 +121,7 @@ private:
     static Neighbor make(Id id, T d) noexcept { return Neighbor{id, d}; }
 
     std::vector<Neighbor>& out_;
+    std::size_t count_ = 0;  // how many of out_'s k slots are kept (sorted mode)
     std::size_t k_;
     T bound_;
     bool sorted_;
