@@ -484,6 +484,8 @@ struct metres_metric {
         if (quoct::distance_sq(q, centre) > chord_limit_sq) return std::numeric_limits<double>::infinity();
         return metres_between(centre, q);
     }
+    /// The centre's unit vector: the search starts at the leaf whose Morton cell holds it.
+    const vec3& origin() const noexcept { return centre; }
     double to_box(const box<double, 3>& b) const {
         const double chord = std::sqrt(quoct::distance_sq(centre, b)) * (1 - margin) - margin;
         if (!(chord > 0)) return 0;
