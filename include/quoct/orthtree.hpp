@@ -367,8 +367,10 @@ public:
     /// metric.to_box(box) exceeds set.bound() or that ball_in_box (below) rules out.
     /// Metric provides `T to_point(const point_type&) const` and `T to_box(const box_type&)
     /// const`, a lower bound of to_point over the closed box, rounding included; it may
-    /// also provide `bool in_box(const box_type&) const` (the query lies in the box: only
-    /// guides the first descent) and `bool ball_in_box(const box_type& b, T bound) const`,
+    /// also provide `const point_type& origin() const` (a point near which the nearest
+    /// lie: the search starts at the leaf whose Morton cell holds it, when the tree has
+    /// build_options::nearest_index), `bool in_box(const box_type&) const` (the query lies
+    /// in the box: guides the descent otherwise; neither affects the answer) and `bool ball_in_box(const box_type& b, T bound) const`,
     /// true only if every point beyond a face of b is farther than bound by to_point (the
     /// search then stops once the k-ball lies inside a node; see detail::euclidean_metric).
     /// Set provides `T bound() const` (see detail::knn_set, which sink normally feeds).

@@ -227,6 +227,8 @@ struct periodic_metric_nearest {
     point<T, D> center;
 
     T to_point(const point<T, D>& p) const noexcept { return domain.distance_sq(p, center); }
+    /// The query (inside the domain): the search starts at the leaf whose cell holds it.
+    const point<T, D>& origin() const noexcept { return center; }
     T to_box(const box<T, D>& b) const noexcept {
         T near = 0;
         for (std::size_t a = 0; a < D; ++a) {
