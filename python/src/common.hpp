@@ -47,35 +47,48 @@ std::vector<quoct::point<double, D>> points_of(const darray& a) {
 /// Rows of ids, one per query.
 using rows_type = quoct::csr<id_type>;
 
-/// Sorts every row in increasing id order (ids below id_bound), on `threads` threads. Call
-/// without the GIL. Rows of 16 or more ids on average (and not too few ids in all for
-/// id_bound) are sorted all at once, serially, by transposing the table twice with
-/// counting sorts, linear in the number of ids: the rows of each id in increasing row
-/// order, then the ids of each row in increasing id order (std::sort row by row was most
-/// of a 256-result query_ball_point batch in a perf profile). Shorter rows are sorted one
-/// by one, in parallel.
-inline void sort_rows(rows_type& rows, std::size_t id_bound, unsigned threads) {
-    const std::size_t m = rows.rows(), total = rows.values.size();
-    if (m == 0 || total < 16 * m || id_bound > 4 * total || m > std::numeric_limits<std::uint32_t>::max()) {
-        quoct::parallel_for(m, threads, [&](std::size_t i) {
-            std::sort(rows.values.begin() + static_cast<std::ptrdiff_t>(rows.offsets[i]),
-                      rows.values.begin() + static_cast<std::ptrdiff_t>(rows.offsets[i + 1]));
-        }, 256);
+/// Sorts ids[0, n) in increasing order, all below 2^bits: short runs with std::sort, longer
+/// ones by a least-significant-digit radix sort of at most 8 bits a digit (a few passes
+/// over a run that stays in L1, no comparison to mispredict), using `scratch`.
+inline void sort_ids(id_type* ids, std::size_t n, unsigned bits, std::vector<id_type>& scratch) {
+    if (n < 64) {
+        std::sort(ids, ids + n);
         return;
     }
-    std::vector<std::size_t> start(id_bound + 1, 0);
-    for (const id_type j : rows.values) ++start[j + 1];
-    for (std::size_t j = 0; j < id_bound; ++j) start[j + 1] += start[j];
-    std::vector<std::uint32_t> by_id(total);
-    {
-        std::vector<std::size_t> next(start.begin(), start.end() - 1);
-        for (std::size_t i = 0; i < m; ++i)
-            for (std::size_t k = rows.offsets[i]; k < rows.offsets[i + 1]; ++k)
-                by_id[next[rows.values[k]]++] = static_cast<std::uint32_t>(i);
+    const unsigned passes = std::max(1u, (bits + 7) / 8);
+    const unsigned width = (bits + passes - 1) / passes;
+    const std::size_t buckets = std::size_t{1} << width;
+    const id_type mask = static_cast<id_type>(buckets - 1);
+    scratch.resize(n);
+    id_type* from = ids;
+    id_type* to = scratch.data();
+    std::uint32_t count[256];
+    for (unsigned p = 0, shift = 0; p < passes; ++p, shift += width) {
+        std::fill(count, count + buckets, 0u);
+        for (std::size_t i = 0; i < n; ++i) ++count[(from[i] >> shift) & mask];
+        std::uint32_t sum = 0;
+        for (std::size_t d = 0; d < buckets; ++d) {
+            const std::uint32_t c = count[d];
+            count[d] = sum;
+            sum += c;
+        }
+        for (std::size_t i = 0; i < n; ++i) to[count[(from[i] >> shift) & mask]++] = from[i];
+        std::swap(from, to);
     }
-    std::vector<std::size_t> next(rows.offsets.begin(), rows.offsets.end() - 1);
-    for (std::size_t j = 0; j < id_bound; ++j)
-        for (std::size_t k = start[j]; k < start[j + 1]; ++k) rows.values[next[by_id[k]]++] = static_cast<id_type>(j);
+    if (from != ids) std::copy(from, from + n, ids);
+}
+
+/// Sorts every row in increasing id order (ids below id_bound), rows in parallel on
+/// `threads` threads, each row by sort_ids. Call without the GIL. (Two counting sorts that
+/// transpose the whole table, tried before, are linear in the ids but serial and scatter
+/// over all of them: slower on one thread too, measured in bench/README.md.)
+inline void sort_rows(rows_type& rows, std::size_t id_bound, unsigned threads) {
+    unsigned bits = 0;
+    while (bits < 32 && (std::size_t{1} << bits) < id_bound) ++bits;
+    quoct::parallel_for(rows.rows(), threads, [&](std::size_t i) {
+        thread_local std::vector<id_type> scratch;
+        sort_ids(rows.values.data() + rows.offsets[i], rows.offsets[i + 1] - rows.offsets[i], bits, scratch);
+    }, 256);
 }
 
 /// Python ints 0, 1, 2, ... made once per index and shared by every list it returns:

@@ -31,6 +31,22 @@ def test_ball_point_equals_ckdtree(rng, m):
     assert lengths.sum() > len(x)  # not vacuous
 
 
+@pytest.mark.parametrize("n, r", [(100, 0.9), (5000, 0.1), (70000, 0.03), (300000, 0.012)])
+@pytest.mark.parametrize("workers", [1, -1])
+def test_ball_point_sorted_long_rows(rng, n, r, workers):
+    """Rows long enough for the radix sort of ids (64 and more), ids of 7 to 19 bits (one to
+    three digit passes), short rows mixed in: each row in scipy's sorted order exactly."""
+    pts = rng.random((n, 2))
+    x = np.concatenate([rng.random((150, 2)), pts[:20], [[5.0, 5.0]]])
+    radii = np.where(np.arange(len(x)) % 3 == 0, r / 8, r)
+    t, k = quoct.Tree(pts), cKDTree(pts)
+    ours = t.query_ball_point(x, radii, return_sorted=True, workers=workers)
+    theirs = k.query_ball_point(x, radii, return_sorted=True)
+    assert [list(v) for v in ours] == [list(v) for v in theirs]
+    lengths = np.array([len(v) for v in ours])
+    assert lengths.max() >= 64 and (lengths < 64).any() and lengths.min() == 0  # both paths, and empty
+
+
 @pytest.mark.parametrize("m", [2, 3])
 def test_ball_point_radius_array_broadcast(rng, m):
     pts = rng.random((2000, m))
@@ -139,7 +155,7 @@ def test_distance_upper_bound_is_closed(rng):
 
 @pytest.mark.parametrize("workers", [1, -1])
 def test_long_sorted_lists_equal_ckdtree(rng, workers):
-    # Lists of tens to hundreds of ids (sorted by transposing the whole table), some empty
+    # Lists of tens to hundreds of ids (long ones radix sorted, short ones by std::sort), some empty
     # (centres far away), with duplicate points, and on a lattice with points on the sphere.
     pts = np.concatenate([rng.random((3000, 3)), rng.random((50, 3))[np.arange(200) % 50]])
     x = np.concatenate([rng.random((400, 3)), rng.random((40, 3)) + 5.0])
