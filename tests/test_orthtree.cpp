@@ -238,6 +238,22 @@ TEMPLATE_LIST_TEST_CASE("orthtree: leaves hold at most leaf_size distinct points
     check_against_brute_force(pts, tree, 3, 20, 10, 5);
 }
 
+TEMPLATE_LIST_TEST_CASE("orthtree: the default leaf size is default_leaf_size(D)", "[orthtree][structure]", all_configs) {
+    using T = typename TestType::scalar;
+    constexpr std::size_t D = TestType::dim;
+    const kind k = GENERATE(kind::uniform, kind::clustered, kind::bunny);
+    const auto pts = make_points<T, D>(k, 20000, 11);
+    const std::size_t leaf = quoct::build_options::default_leaf_size(D);
+    INFO(name_of(k) << ", default leaf size " << leaf);
+    const auto by_default = build(pts);
+    const auto explicit_leaf = build(pts, {leaf, quoct::max_depth_limit});
+    const auto other_leaf = build(pts, {leaf + 8, quoct::max_depth_limit});
+    CHECK(by_default.node_count() == explicit_leaf.node_count());
+    CHECK(by_default.depth() == explicit_leaf.depth());
+    CHECK(by_default.node_count() != other_leaf.node_count());  // the comparison can tell
+    check_against_brute_force(pts, by_default, 7, 20, 10, 5);
+}
+
 // --- data sets with a story ---------------------------------------------------------------------
 
 TEMPLATE_LIST_TEST_CASE("orthtree: lattice points at exactly the radius are included", "[orthtree][boundary]", all_configs) {

@@ -46,9 +46,16 @@ struct build_options {
     /// Stands for the leaf size measured best for the tree's dimension (see leaf_size).
     static constexpr std::size_t auto_leaf_size = std::numeric_limits<std::size_t>::max();
     /// A node with at most this many points is not split. Must be at least 1. The default,
-    /// auto_leaf_size, is 32 in 2D and 48 in other dimensions (chosen by callgrind counts
-    /// of radius, count and k-nearest queries on the benchmark sets; bench/README.md).
+    /// auto_leaf_size, is default_leaf_size(D): 32 in 2D and 48 in other dimensions
+    /// (chosen by callgrind counts of radius, count and k-nearest queries on the benchmark
+    /// sets, then timed; bench/README.md).
     std::size_t leaf_size = auto_leaf_size;
+
+    /// The leaf size auto_leaf_size stands for in a tree of the given dimension.
+    static constexpr std::size_t default_leaf_size(std::size_t dimension) noexcept {
+        return dimension == 2 ? 32 : 48;
+    }
+
     /// Nodes at this depth (the root is at 0) are leaves whatever their size, which bounds
     /// the depth for duplicate or extremely spread points. At most max_depth_limit.
     std::size_t max_depth = max_depth_limit;
@@ -691,7 +698,7 @@ void orthtree<T, D, Id>::build(const Source& points, const build_options& option
     const std::size_t n = points.size();
     const box_type all = check_input(points, options);
     options_ = options;
-    if (options_.leaf_size == build_options::auto_leaf_size) options_.leaf_size = D == 2 ? 32 : 48;
+    if (options_.leaf_size == build_options::auto_leaf_size) options_.leaf_size = build_options::default_leaf_size(D);
     size_ = n;
     if (n == 0) return;
     lookup_ = std::make_shared<id_lookup>();

@@ -69,7 +69,10 @@ def _points(data, what="data"):
     return arr
 
 
-def _leafsize(leafsize):
+def _leafsize(leafsize, m):
+    """leafsize checked, or for None the C++ default of dimension m."""
+    if leafsize is None:
+        return int(_core.default_leaf_size(m))
     if isinstance(leafsize, bool) or not isinstance(leafsize, _numbers.Integral) or leafsize < 1:
         raise ValueError(f"quoct: leafsize must be an integer >= 1, got {leafsize!r}")
     return int(leafsize)
@@ -171,7 +174,7 @@ def _knn(core, m, x, k, eps, p, distance_upper_bound, workers):
 class Tree:
     """A static spatial index over n points in m = 1..4 dimensions, like scipy's cKDTree.
 
-    Tree(data, leafsize=48, compact_nodes=True, copy_data=False, balanced_tree=True,
+    Tree(data, leafsize=None, compact_nodes=True, copy_data=False, balanced_tree=True,
     boxsize=None)
 
     Parameters
@@ -180,8 +183,9 @@ class Tree:
         The points: float64, float32, or any integer dtype (converted to float64). The
         tree keeps its own copy, in its own order; ids are row numbers in ``data``.
     leafsize : int, optional
-        A node with at most this many points is not split (default 48, quoct's tuned
-        value; cKDTree's is 16).
+        A node with at most this many points is not split. Default None: quoct's value
+        measured best for the dimension (32 in 2D, 48 otherwise; the
+        ``leafsize`` attribute tells); cKDTree's default is 16.
     compact_nodes, copy_data, balanced_tree : bool, optional
         Accepted for cKDTree compatibility and ignored: quoct's nodes are always tight
         and the points are always copied.
@@ -216,10 +220,10 @@ class Tree:
     Thread-safety: immutable once built; every method may run from many threads.
     """
 
-    def __init__(self, data, leafsize=48, compact_nodes=True, copy_data=False, balanced_tree=True, boxsize=None):
+    def __init__(self, data, leafsize=None, compact_nodes=True, copy_data=False, balanced_tree=True, boxsize=None):
         data = _points(data)
-        self.leafsize = _leafsize(leafsize)
         m = data.shape[1]
+        self.leafsize = _leafsize(leafsize, m)
         if boxsize is None:
             self.boxsize = None
             box = _np.empty(0)
@@ -460,7 +464,7 @@ class Tree:
 class DynamicTree:
     """A spatial index whose points can be inserted, erased and moved, with stable ids.
 
-    DynamicTree(data, leafsize=48)
+    DynamicTree(data, leafsize=None)
 
     Point i of ``data`` (shape (n, m), m = 1..4) gets id i; ``insert`` hands out
     ``id_bound``, the next id, and an erased id is never reused. Queries answer exactly
@@ -472,10 +476,10 @@ class DynamicTree:
     many threads at once; a mutation waits for running queries and runs alone.
     """
 
-    def __init__(self, data, leafsize=48):
+    def __init__(self, data, leafsize=None):
         data = _points(data)
-        self.leafsize = _leafsize(leafsize)
         self.m = data.shape[1]
+        self.leafsize = _leafsize(leafsize, self.m)
         self._core = getattr(_core, f"Dynamic{self.m}")(data, self.leafsize)
 
     @property

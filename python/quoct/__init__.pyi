@@ -21,7 +21,7 @@ class Tree:
     def __init__(
         self,
         data: npt.ArrayLike,
-        leafsize: int = 48,
+        leafsize: Optional[int] = None,
         compact_nodes: bool = True,
         copy_data: bool = False,
         balanced_tree: bool = True,
@@ -72,7 +72,7 @@ class Tree:
 class DynamicTree:
     m: int
     leafsize: int
-    def __init__(self, data: npt.ArrayLike, leafsize: int = 48) -> None: ...
+    def __init__(self, data: npt.ArrayLike, leafsize: Optional[int] = None) -> None: ...
     @property
     def n(self) -> int: ...
     @property

@@ -60,25 +60,28 @@ def distance(lon1, lat1, lon2, lat2):
 class Index:
     """A static index of locations for radius (km), nearest, box and polygon queries.
 
-    Index(lon, lat, leafsize=48)
+    Index(lon, lat, leafsize=None)
 
     Parameters
     ----------
     lon, lat : array_like, shape (n,)
         Degrees; lon in [-180, 180], lat in [-90, 90]. Copied. Point i has id i.
     leafsize : int, optional
-        Leaf size of the octree over the unit vectors.
+        Leaf size of the octree over the unit vectors (default None: the 3D default,
+        48).
 
     Raises ValueError for arrays of different lengths, non-numeric values, or a point
     outside those ranges (naming the first). Immutable; every query releases the GIL
     and may run from many threads at once.
     """
 
-    def __init__(self, lon, lat, leafsize=48):
+    def __init__(self, lon, lat, leafsize=None):
         lon = _coords(lon, "lon")
         lat = _coords(lat, "lat")
         if lon.ndim != 1 or lat.ndim != 1 or lon.shape != lat.shape:
             raise ValueError(f"quoct: lon and lat must be 1-D of one length, got shapes {lon.shape} and {lat.shape}")
+        if leafsize is None:
+            leafsize = _core.default_leaf_size(3)
         if isinstance(leafsize, bool) or not isinstance(leafsize, _numbers.Integral) or leafsize < 1:
             raise ValueError(f"quoct: leafsize must be an integer >= 1, got {leafsize!r}")
         self._core = _core.GeoIndex(_np.column_stack((lon, lat)), int(leafsize))

@@ -25,6 +25,8 @@ PYBIND11_MODULE(_core, m) {
             PyErr_SetString(PyExc_ValueError, e.what());
         }
     });
+    m.def("default_leaf_size", &quoct::build_options::default_leaf_size, py::arg("dimension"),
+          "The leaf size quoct's C++ trees use by default in the given dimension.");
     quoct_py::bind_tree(m);
     quoct_py::bind_dynamic(m);
     quoct_py::bind_geo(m);

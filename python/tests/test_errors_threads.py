@@ -35,6 +35,18 @@ def test_bad_data(data, message):
         quoct.Tree(data)
 
 
+@pytest.mark.parametrize("m", [1, 2, 3, 4])
+def test_default_leafsize_is_the_cpp_default(rng, m):
+    pts = rng.random((5000, m))
+    expected = {1: 48, 2: 32, 3: 48, 4: 48}[m]
+    assert quoct._core.default_leaf_size(m) == expected
+    t = quoct.Tree(pts)
+    assert t.leafsize == expected
+    assert t.size == quoct.Tree(pts, leafsize=expected).size
+    assert t.size != quoct.Tree(pts, leafsize=expected + 8).size
+    assert quoct.DynamicTree(pts).leafsize == expected
+
+
 def test_bad_build_options(rng):
     pts = rng.random((10, 2))
     with pytest.raises(ValueError, match="leafsize"):
