@@ -38,6 +38,7 @@ import numpy as _np
 
 from . import _core
 from . import geo
+from ._checks import leafsize as _leafsize
 
 __all__ = ["Tree", "DynamicTree", "geo"]
 __version__ = _core.__version__
@@ -67,15 +68,6 @@ def _points(data, what="data"):
     if not 1 <= arr.shape[1] <= _MAX_DIM:
         raise ValueError(f"quoct: {what} must have 1 to {_MAX_DIM} columns (dimensions), got {arr.shape[1]}")
     return arr
-
-
-def _leafsize(leafsize, m):
-    """leafsize checked, or for None the C++ default of dimension m."""
-    if leafsize is None:
-        return int(_core.default_leaf_size(m))
-    if isinstance(leafsize, bool) or not isinstance(leafsize, _numbers.Integral) or leafsize < 1:
-        raise ValueError(f"quoct: leafsize must be an integer >= 1, got {leafsize!r}")
-    return int(leafsize)
 
 
 def _threads(workers):

@@ -19,6 +19,7 @@ import numbers as _numbers
 import numpy as _np
 
 from . import _core
+from ._checks import leafsize as _leafsize
 
 __all__ = ["Index", "distance", "EARTH_RADIUS_KM"]
 
@@ -80,11 +81,8 @@ class Index:
         lat = _coords(lat, "lat")
         if lon.ndim != 1 or lat.ndim != 1 or lon.shape != lat.shape:
             raise ValueError(f"quoct: lon and lat must be 1-D of one length, got shapes {lon.shape} and {lat.shape}")
-        if leafsize is None:
-            leafsize = _core.default_leaf_size(3)
-        if isinstance(leafsize, bool) or not isinstance(leafsize, _numbers.Integral) or leafsize < 1:
-            raise ValueError(f"quoct: leafsize must be an integer >= 1, got {leafsize!r}")
-        self._core = _core.GeoIndex(_np.column_stack((lon, lat)), int(leafsize))
+        leafsize = _leafsize(leafsize, 3)  # the index is an octree over unit vectors in 3D
+        self._core = _core.GeoIndex(_np.column_stack((lon, lat)), leafsize)
         self.lon = lon
         self.lat = lat
 
