@@ -93,6 +93,37 @@ TEST_CASE("knn_set keeps the first k by (distance, id) under a limit, in any off
     }
 }
 
+TEST_CASE("knn_set offered by keys breaks ties by the ids the keys map to", "[knn]") {
+    // As a tree offers its points: by storage position, whose order is not the ids' order.
+    rng r(12);
+    for (int round = 0; round < 40; ++round) {
+        const std::size_t n = 1 + r.below(300);
+        std::vector<std::uint32_t> id_of_key(n);
+        for (std::size_t i = 0; i < n; ++i) id_of_key[i] = static_cast<std::uint32_t>(i);
+        for (std::size_t i = n; i > 1; --i) std::swap(id_of_key[i - 1], id_of_key[r.below(i)]);
+        std::vector<quoct::neighbor<double, std::uint32_t>> cands(n);  // by id
+        std::vector<std::uint32_t> offer_order(n);
+        for (std::size_t key = 0; key < n; ++key) {
+            cands[key] = {id_of_key[key], static_cast<double>(r.below(20))};
+            offer_order[key] = static_cast<std::uint32_t>(key);
+        }
+        for (std::size_t i = n; i > 1; --i) std::swap(offer_order[i - 1], offer_order[r.below(i)]);
+        const auto id_of = [&id_of_key](std::uint32_t key) { return id_of_key[key]; };
+        const double limits[] = {std::numeric_limits<double>::infinity(), 7.0};
+        for (const double limit : limits)
+            for (const std::size_t k : ks) {
+                INFO("n=" << n << " k=" << k << " limit=" << limit);
+                std::vector<quoct::neighbor<double, std::uint32_t>> out;
+                quoct::detail::knn_set<double, std::uint32_t, quoct::neighbor<double, std::uint32_t>, decltype(id_of)>
+                    set(out, k, limit, id_of);
+                for (const std::uint32_t key : offer_order)
+                    if (cands[key].distance_sq <= set.bound()) set.offer(key, cands[key].distance_sq);
+                set.finish();
+                CHECK(diff(out, first_k(cands, k, limit)) == "");
+            }
+    }
+}
+
 TEMPLATE_LIST_TEST_CASE("orthtree: capped nearest equals brute force, ties and the boundary included", "[knn][orthtree]",
                         all_configs) {
     using T = typename TestType::scalar;

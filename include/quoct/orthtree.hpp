@@ -347,11 +347,17 @@ public:
         detail::check_point(p, "nearest query point");
         detail::check_k(k);
         detail::check_radius(radius, "nearest");
-        detail::run_nearest<T, Id>(out, k, size_, radius, [&](const auto& set, auto&& sink) {
-            const detail::euclidean_metric<T, D> metric{p};
-            if (k == 1) find_nearest<true>(metric, set, sink);
-            else find_nearest<false>(metric, set, sink);
-        });
+        // Points are offered by storage position; the set reads an id only for a tie and
+        // for the answers.
+        const Id* ids = ids_.data();
+        detail::run_nearest<T, Id>(
+            out, k, size_, radius,
+            [&](const auto& set, auto&& sink) {
+                const detail::euclidean_metric<T, D> metric{p};
+                if (k == 1) find_nearest<true>(metric, set, sink);
+                else find_nearest<false>(metric, set, sink);
+            },
+            [ids](Id position) { return ids[position]; });
     }
     /// As nearest(p, k, out), giving ids only.
     void nearest(const point_type& p, std::size_t k, std::vector<Id>& out) const {
@@ -384,7 +390,8 @@ public:
     /// Throws nothing itself; passes on what sink throws.
     template <class Metric, class Set, class Sink>
     void search_nearest(const Metric& metric, const Set& set, Sink&& sink) const {
-        find_nearest<false>(metric, set, sink);
+        const auto by_id = [&](Id position, T d) { sink(ids_[position], d); };
+        find_nearest<false>(metric, set, by_id);
     }
 
     /// Advanced: queries with a shape of your own (a polygon, a periodic ball, ...). Shape
@@ -560,7 +567,8 @@ private:
     box_type build_node(std::size_t b, std::size_t e, std::size_t depth, unsigned bits_left, bool fresh,
                         build_state& st);
     void set_box(std::size_t ni, const box_type& exact);
-    // search_nearest; Single: sink offers every point to a set that keeps one (k == 1).
+    // search_nearest, calling sink(position, distance) (a point's storage position);
+    // Single: sink offers every point to a set that keeps one (k == 1).
     template <bool Single, class Metric, class Set, class Sink>
     void find_nearest(const Metric& metric, const Set& set, Sink& sink) const;
     template <bool Single, class Metric, class Set, class Sink>
@@ -1029,12 +1037,12 @@ void orthtree<T, D, Id>::scan_leaf(const Metric& metric, const Set& set, Sink& s
             const T least = std::min(least0, least1);
             if (!(least <= bound)) continue;
             for (std::size_t i = 0; i < m; ++i)
-                if (dist[i] <= least) sink(ids_[s + i], dist[i]);  // that is, == least
+                if (dist[i] <= least) sink(static_cast<Id>(s + i), dist[i]);  // that is, == least
             bound = set.bound();
         } else {
             for (std::size_t j = 0; j < m; ++j)
                 if (dist[j] <= bound) {
-                    sink(ids_[s + j], dist[j]);
+                    sink(static_cast<Id>(s + j), dist[j]);
                     bound = set.bound();
                 }
         }

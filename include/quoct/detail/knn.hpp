@@ -28,28 +28,40 @@ struct neighbor {
 
 namespace detail {
 
-/// The best k candidates so far by (distance, id), kept in a caller's vector so that a
+/// The identity: candidates offered by their ids.
+struct same_id {
+    template <class Id>
+    Id operator()(Id id) const noexcept {
+        return id;
+    }
+};
+
+/// The best k candidates so far by (distance, id), left in a caller's vector so that a
 /// query reuses its capacity. Distances are whatever the search measures (squared
 /// Euclidean for the trees, metres for geo); smaller is nearer.
 ///
-/// For k up to sorted_up_to the kept ones form a sorted array (insertion beats a heap
-/// there and nothing is left to sort); above, a max-heap on (distance, id). Not
-/// thread-safe: one set per search.
-template <class T, class Id, class Neighbor = neighbor<T, Id>>
+/// Candidates are offered by a key that IdOf maps to their id (same_id: the key is the
+/// id). A tree offers its points by storage position: the id, a load from another array
+/// and often a cache miss, is then read only to break a tie and for the k answers.
+///
+/// For k up to sorted_up_to the kept ones form a sorted array, distances and keys apart
+/// (insertion beats a heap there and nothing is left to sort); above, a max-heap on
+/// (distance, id). Not thread-safe: one set per search.
+template <class T, class Id, class Neighbor = neighbor<T, Id>, class IdOf = same_id>
 class knn_set {
 public:
     static constexpr std::size_t sorted_up_to = 32;
 
     /// Starts a search for the k nearest with distance <= limit (infinity: no limit),
     /// clearing `storage` and keeping the answers in it. Precondition: k >= 1, limit not NaN.
-    knn_set(std::vector<Neighbor>& storage, std::size_t k, T limit = std::numeric_limits<T>::infinity())
-        : out_(storage), k_(k), bound_(limit), sorted_(k <= sorted_up_to) {
+    knn_set(std::vector<Neighbor>& storage, std::size_t k, T limit = std::numeric_limits<T>::infinity(),
+            IdOf id_of = IdOf{})
+        : out_(storage), id_of_(id_of), k_(k), bound_(limit), sorted_(k <= sorted_up_to) {
         out_.clear();
-        // The sorted array takes its k slots at once (count_ says how many are kept);
-        // the heap grows, and a set asked for more than it can be given must not reserve
+        // The heap grows, and a set asked for more than it can be given must not reserve
         // for all of it.
-        if (sorted_) out_.resize(k);
-        else out_.reserve(std::min<std::size_t>(k, 4096));
+        if (!sorted_) out_.reserve(std::min<std::size_t>(k, 4096));
+        dist_[0] = -std::numeric_limits<T>::infinity();  // the sentinel below the nearest
     }
 
     /// Candidates with a distance strictly greater than this cannot enter: the distance
@@ -62,34 +74,52 @@ public:
     /// The k asked for.
     std::size_t k() const noexcept { return k_; }
 
-    /// Offers a candidate; it is kept if it is among the best k so far by (distance, id)
-    /// and distance <= the initial limit. Each id should be offered once per search.
-    void offer(Id id, T distance) {
+    /// Offers the candidate with key `key` (id id_of(key)); it is kept if it is among the
+    /// best k so far by (distance, id) and distance <= the initial limit. Each candidate
+    /// should be offered once per search. Precondition: distance is neither NaN nor
+    /// -infinity (the sorted array's sentinel).
+    void offer(Id key, T distance) {
         if (!(distance <= bound_)) return;
-        const Neighbor c = make(id, distance);
         if (sorted_) {
-            Neighbor* a = out_.data();
-            std::size_t i = count_;
-            if (i == k_) {
-                if (!before(c, a[i - 1])) return;
+            // Slots 1 to count_ hold the kept ones, nearest first; slot 0 is a sentinel at
+            // -infinity, so the shifts below need no test of the index.
+            std::size_t i = count_ + 1;
+            if (count_ == k_) {
+                // distance <= the worst's; at equal distances the smaller id goes first.
+                if (distance == bound_ && id_of_(key) > id_of_(key_[k_])) return;
                 --i;  // the worst drops out
             } else {
                 ++count_;
             }
-            for (; i > 0 && before(c, a[i - 1]); --i) a[i] = a[i - 1];
-            a[i] = c;
-            if (count_ == k_) bound_ = dist(a[k_ - 1]);
-        } else if (out_.size() < k_) {
+            for (; dist_[i - 1] > distance; --i) {
+                dist_[i] = dist_[i - 1];
+                key_[i] = key_[i - 1];
+            }
+            for (; dist_[i - 1] == distance && id_of_(key_[i - 1]) > id_of_(key); --i) {  // ties: rare
+                dist_[i] = dist_[i - 1];
+                key_[i] = key_[i - 1];
+            }
+            dist_[i] = distance;
+            key_[i] = key;
+            if (count_ == k_) bound_ = dist_[k_];
+            return;
+        }
+        // The heap holds keys; its order compares ids.
+        const auto heap_before = [this](const Neighbor& x, const Neighbor& y) {
+            return dist(x) < dist(y) || (dist(x) == dist(y) && id_of_(x.id) < id_of_(y.id));
+        };
+        const Neighbor c = make(key, distance);
+        if (out_.size() < k_) {
             out_.push_back(c);
-            std::push_heap(out_.begin(), out_.end(), before);
+            std::push_heap(out_.begin(), out_.end(), heap_before);
             if (out_.size() == k_) bound_ = dist(out_.front());
-        } else if (before(c, out_.front())) {
+        } else if (heap_before(c, out_.front())) {
             // Replace the worst (the root) and sift the newcomer down.
             Neighbor* h = out_.data();
             std::size_t i = 0;
             for (std::size_t child = 1; child < k_; child = 2 * i + 1) {
-                if (child + 1 < k_ && before(h[child], h[child + 1])) ++child;
-                if (!before(c, h[child])) break;
+                if (child + 1 < k_ && heap_before(h[child], h[child + 1])) ++child;
+                if (!heap_before(c, h[child])) break;
                 h[i] = h[child];
                 i = child;
             }
@@ -101,8 +131,13 @@ public:
     /// Puts the kept ones in order, nearest first (ties by smaller id), in the storage
     /// vector given at construction; the set is not to be fed afterwards.
     void finish() {
-        if (sorted_) out_.resize(count_);
-        else std::sort(out_.begin(), out_.end(), before);  // cheaper than sort_heap
+        if (sorted_) {
+            out_.resize(count_);
+            for (std::size_t i = 0; i < count_; ++i) out_[i] = make(id_of_(key_[i + 1]), dist_[i + 1]);
+        } else {
+            for (Neighbor& x : out_) x.id = id_of_(x.id);
+            std::sort(out_.begin(), out_.end(), before);  // cheaper than sort_heap
+        }
     }
 
     /// (distance, id) order: the order of every nearest answer.
@@ -121,20 +156,25 @@ private:
     static Neighbor make(Id id, T d) noexcept { return Neighbor{id, d}; }
 
     std::vector<Neighbor>& out_;
-    std::size_t count_ = 0;  // how many of out_'s k slots are kept (sorted mode)
+    IdOf id_of_;
+    std::size_t count_ = 0;  // how many are kept (sorted mode)
     std::size_t k_;
     T bound_;
     bool sorted_;
+    T dist_[sorted_up_to + 1];  // sorted mode: slot 0 the sentinel, then the kept ones
+    Id key_[sorted_up_to + 1];
 };
 
 /// The one k-nearest query every point index runs: the best min(k, n) of the n points
 /// (one slot kept for an empty index) within the closed radius, by (distance_sq, id),
 /// left in `out` nearest first. `search(set, sink)` feeds the index's candidates, calling
-/// sink(id, distance_sq); the caller has checked k, the radius and the query point.
-template <class T, class Id, class Search>
-void run_nearest(std::vector<neighbor<T, Id>>& out, std::size_t k, std::size_t n, T radius, Search&& search) {
-    knn_set<T, Id> set(out, std::min(k, std::max<std::size_t>(n, 1)), radius * radius);
-    search(set, [&set](Id id, T d) { set.offer(id, d); });
+/// sink(key, distance_sq), where id_of(key) is the candidate's id; the caller has checked
+/// k, the radius and the query point.
+template <class T, class Id, class Search, class IdOf = same_id>
+void run_nearest(std::vector<neighbor<T, Id>>& out, std::size_t k, std::size_t n, T radius, Search&& search,
+                 IdOf id_of = IdOf{}) {
+    knn_set<T, Id, neighbor<T, Id>, IdOf> set(out, std::min(k, std::max<std::size_t>(n, 1)), radius * radius, id_of);
+    search(set, [&set](Id key, T d) { set.offer(key, d); });
     set.finish();
 }
 
