@@ -262,6 +262,48 @@ TEMPLATE_LIST_TEST_CASE("orthtree: nearest from the leaf located by key, at the 
     }
 }
 
+TEMPLATE_LIST_TEST_CASE("orthtree: the start leaf offered nearest first, by buckets of distance", "[knn][orthtree]",
+                        all_configs) {
+    // The leaf a search starts from offers its points bucket by bucket (64 buckets of
+    // d * scale, scale = 64 / the leaf's farthest distance) and stops at the first bucket
+    // whose lower edge lies beyond the bound. On small integers the squared distances are
+    // small integers and the farthest often a power of two, so many distances fall exactly
+    // on bucket edges and tie the bound there; among them are leaves whose points all sit
+    // on the query (farthest 0: no buckets), leaves of more than 64 points (none either),
+    // and capped searches, whose bound is set before the first offer.
+    using T = typename TestType::scalar;
+    constexpr std::size_t D = TestType::dim;
+    rng r(91);
+    points<T, D> pts;
+    for (int i = 0; i < 1500; ++i) {
+        quoct::point<T, D> p;
+        for (std::size_t a = 0; a < D; ++a) p[a] = static_cast<T>(r.integer(-4, 4));
+        pts.push_back(p);
+    }
+    quoct::point<T, D> pile;  // 80 copies of one point: a leaf with every distance equal
+    for (std::size_t a = 0; a < D; ++a) pile[a] = T(40);
+    for (int i = 0; i < 80; ++i) pts.push_back(pile);
+    std::vector<quoct::neighbor<T, std::uint32_t>> got;
+    for (const std::size_t leaf : {std::size_t{8}, std::size_t{32}, std::size_t{64}, std::size_t{65}, std::size_t{200}}) {
+        const quoct::orthtree<T, D> tree(pts, quoct::build_options{leaf});
+        for (int q = 0; q < 60; ++q) {
+            quoct::point<T, D> p;
+            for (std::size_t a = 0; a < D; ++a) p[a] = static_cast<T>(r.integer(-5, 5));
+            if (q == 0) p = pile;
+            const auto all = all_distances(pts, p);
+            for (const std::size_t k : {std::size_t{2}, std::size_t{3}, std::size_t{10}, std::size_t{40}, std::size_t{90}}) {
+                INFO("leaf=" << leaf << " q=" << q << " k=" << k);
+                tree.nearest(p, k, got);
+                CHECK(diff(got, first_k(all, k, std::numeric_limits<T>::infinity())) == "");
+                for (const T radius : {T(1), T(2), T(3)}) {
+                    tree.nearest(p, k, radius, got);
+                    CHECK(diff(got, first_k(all, k, radius * radius)) == "");
+                }
+            }
+        }
+    }
+}
+
 TEMPLATE_LIST_TEST_CASE("orthtree: capped nearest rejects bad input", "[knn][orthtree]", all_configs) {
     using T = typename TestType::scalar;
     constexpr std::size_t D = TestType::dim;
