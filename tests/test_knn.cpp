@@ -280,9 +280,9 @@ TEMPLATE_LIST_TEST_CASE("orthtree: the start leaf offered nearest first, by buck
         for (std::size_t a = 0; a < D; ++a) p[a] = static_cast<T>(r.integer(-4, 4));
         pts.push_back(p);
     }
-    quoct::point<T, D> pile;  // 80 copies of one point: a leaf with every distance equal
+    quoct::point<T, D> pile;  // 40 copies of one point: a leaf with every distance equal
     for (std::size_t a = 0; a < D; ++a) pile[a] = T(40);
-    for (int i = 0; i < 80; ++i) pts.push_back(pile);
+    for (int i = 0; i < 40; ++i) pts.push_back(pile);
     std::vector<quoct::neighbor<T, std::uint32_t>> got;
     for (const std::size_t leaf : {std::size_t{8}, std::size_t{32}, std::size_t{64}, std::size_t{65}, std::size_t{200}}) {
         const quoct::orthtree<T, D> tree(pts, quoct::build_options{leaf});

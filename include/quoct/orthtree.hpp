@@ -951,8 +951,9 @@ std::size_t orthtree<T, D, Id>::descend(const Metric& metric, std::size_t* up) c
 }
 
 // In two passes. First to a leaf near the query, whose points fill the set and give the
-// bound (offered nearest first, scan_start_leaf, unless k = 1): with a metric that has an origin(), the leaf whose Morton cell holds it, found by
-// a binary search on the node keys (locate_leaf); otherwise straight down (descend). Then
+// bound (offered nearest first by scan_start_leaf, unless k = 1): with a metric that has an
+// origin(), the leaf whose Morton cell holds it, found by a binary search on the node keys
+// (locate_leaf); otherwise straight down (descend). Then
 // back up the path from the root to that leaf: at each level the siblings of
 // the path node within the bound are searched depth first, nearest child first (entered at
 // once, the others wait on an explicit stack with their lower bounds). Every node is thus
@@ -1069,14 +1070,15 @@ void orthtree<T, D, Id>::scan_leaf(const Metric& metric, const Set& set, Sink& s
 // each an insertion that shifts the kept ones and mispredicts the end of its loop; nearest
 // first, about k enter, each near the end. Callgrind on the cities, knn10: 24.2 insertions
 // a query before, 17.7 after (bench/README.md). A leaf of over 64 points, or distances the
-// buckets cannot scale to (infinite, or all zero), go in storage order.
+// buckets cannot scale to (infinite, or all zero), go in storage order, and so does a leaf
+// offered to a full set (a later tree of the dynamic index), where few points can enter.
 template <class T, std::size_t D, class Id>
 template <class Metric, class Set, class Sink>
 void orthtree<T, D, Id>::scan_start_leaf(const Metric& metric, const Set& set, Sink& sink, std::size_t b,
                                          std::size_t e) const {
     constexpr std::size_t most = 64, buckets = 64;  // a point and a bucket per bit of a word
     const std::size_t m = e - b;
-    if (m > most || m == 0) return scan_leaf<false>(metric, set, sink, b, e);
+    if (m > most || m == 0 || set.full()) return scan_leaf<false>(metric, set, sink, b, e);
     T dist[most];
     for (std::size_t i = 0; i < m; ++i) dist[i] = metric.to_point(point_at(b + i));
     T far0 = dist[0], far1 = dist[m - 1];  // two running maxima side by side
