@@ -25,12 +25,22 @@ namespace {
 
 using pair_list = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
 
+// The predicate of geometry.hpp under the minimum image: the rounded sum in T where it
+// decides, the unbounded one (no overflow or underflow) where it does not. test_extremes.cpp
+// checks this rule against an exact big-integer oracle.
+template <class T, std::size_t D>
+bool periodic_within(const quoct::periodic_domain<T, D>& dom, const quoct::point<T, D>& p,
+                     const quoct::point<T, D>& c, T r) {
+    const quoct::detail::radius_bound<T, D> bound(r);
+    return bound.admits(dom.distance_sq(p, c), [&](std::size_t a) { return dom.wide_axis_distance(a, p[a], c[a]); });
+}
+
 template <class T, std::size_t D>
 std::vector<std::uint32_t> periodic_brute(const quoct::periodic_domain<T, D>& dom,
                                           const std::vector<quoct::point<T, D>>& pts, const quoct::ball<T, D>& s) {
     std::vector<std::uint32_t> out;
     for (std::uint32_t i = 0; i < pts.size(); ++i)
-        if (dom.distance_sq(pts[i], s.center) <= s.radius * s.radius) out.push_back(i);
+        if (periodic_within(dom, pts[i], s.center, s.radius)) out.push_back(i);
     return out;
 }
 
@@ -40,7 +50,7 @@ pair_list periodic_brute_pairs(const quoct::periodic_domain<T, D>& dom, const st
     pair_list out;
     for (std::uint32_t i = 0; i < pts.size(); ++i)
         for (std::uint32_t j = i + 1; j < pts.size(); ++j)
-            if (dom.distance_sq(pts[i], pts[j]) <= r * r) out.emplace_back(i, j);
+            if (periodic_within(dom, pts[i], pts[j], r)) out.emplace_back(i, j);
     return out;
 }
 
@@ -135,7 +145,7 @@ TEMPLATE_TEST_CASE("periodic_ball_query classifies any box conservatively", "[si
             quoct::point<T, D> c;
             for (std::size_t a = 0; a < D; ++a) c[a] = centres[rng() % 4];
             const T r = L * static_cast<T>(std::ldexp(1.0, -static_cast<int>(rng() % 8)));
-            const quoct::periodic_ball_query<T, D> q{dom, c, r * r};
+            const quoct::periodic_ball_query<T, D> q{dom, c, quoct::detail::radius_bound<T, D>(r)};
             const quoct::relation rel = q.classify(b);
             // Domain points of the box: its corners and faces clamped into [0, L).
             for (int k = 0; k < 16; ++k) {
@@ -254,25 +264,41 @@ TEST_CASE("objects: unbounded queries, the largest boxes, under- and overflowing
     REQUIRE(quoct::intersects(widest[0], S2{{{8, 0}}, 0}));
     CHECK(w.count(S2{{{8, 0}}, 0}) == 1);
     check_object_query(w, widest, B2{{{8, 0}}, {{8, 0}}});
-    // 4: ball-box tests whose squares underflow (to 0) or overflow (to inf) count as intersects says.
+    // 4: ball-box tests whose squares would underflow (to 0) or overflow (to inf) in T are
+    // decided with no overflow or underflow, as intersects says: a box 2e-30 from a float
+    // ball of radius 0 does not meet it, one touching a ball of radius 2e-30 does.
     {
         using Bf = quoct::box<float, 2>;
         const std::vector<Bf> tiny{{{{2e-30f, 0}}, {{2e-30f, 0}}}};
         const quoct::ball<float, 2> q{{{0, 0}}, 0};
-        REQUIRE(quoct::intersects(tiny[0], q));
-        CHECK(quoct::box_index<float, 2>(tiny).count(q) == 1);
+        REQUIRE_FALSE(quoct::intersects(tiny[0], q));
+        CHECK(quoct::box_index<float, 2>(tiny).count(q) == 0);
+        const quoct::ball<float, 2> touching{{{0, 0}}, 2e-30f};
+        REQUIRE(quoct::intersects(tiny[0], touching));
+        CHECK(quoct::box_index<float, 2>(tiny).count(touching) == 1);
+        const std::vector<quoct::ball<float, 2>> dots{touching};
+        CHECK(quoct::ball_index<float, 2>(dots).count(tiny[0]) == 1);
+        CHECK(quoct::ball_index<float, 2>(dots).count(Bf{{{2.0000002e-30f, 0}}, {{3e-30f, 0}}}) == 0);
     }
     {
         const std::vector<B2> tiny{{{{1e-170, 0}}, {{1e-170, 0}}}};
-        REQUIRE(quoct::intersects(tiny[0], S2{{{0, 0}}, 0}));
-        CHECK(quoct::box_index<double, 2>(tiny).count(S2{{{0, 0}}, 0}) == 1);
+        REQUIRE_FALSE(quoct::intersects(tiny[0], S2{{{0, 0}}, 0}));
+        CHECK(quoct::box_index<double, 2>(tiny).count(S2{{{0, 0}}, 0}) == 0);
+        CHECK(quoct::box_index<double, 2>(tiny).count(S2{{{0, 0}}, 1e-170}) == 1);
     }
     {
+        // 2e236 away from a ball of radius 2e197: both squares overflow, and it is far outside.
         const std::vector<S2> far{{{{2e236, 0}}, 2e197}};
         const std::vector<B2> corner{{{{-8, -8}}, {{-8, -8}}}};
-        REQUIRE(quoct::intersects(far[0], corner[0]));
-        CHECK(quoct::box_index<double, 2>(corner).count(far[0]) == 1);
-        CHECK(quoct::ball_index<double, 2>(far).count(corner[0]) == 1);
+        REQUIRE_FALSE(quoct::intersects(far[0], corner[0]));
+        CHECK(quoct::box_index<double, 2>(corner).count(far[0]) == 0);
+        CHECK(quoct::ball_index<double, 2>(far).count(corner[0]) == 0);
+        const std::vector<S2> reaching{{{{2e236, 0}}, 2.0000000000001e236}};
+        REQUIRE(quoct::intersects(reaching[0], corner[0]));
+        CHECK(quoct::box_index<double, 2>(corner).count(reaching[0]) == 1);
+        CHECK(quoct::ball_index<double, 2>(reaching).count(corner[0]) == 1);
+        check_cross(reaching, corner);
+        check_cross(corner, reaching);
         check_cross(far, corner);
         check_cross(corner, far);
     }

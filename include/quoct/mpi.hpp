@@ -745,10 +745,12 @@ void distributed_orthtree<T, D>::gather_halo(T r, std::vector<id_type>& ids, std
     std::vector<std::uint32_t> picked;
     for (std::size_t q = 0; q < p; ++q) {
         if (static_cast<int>(q) != channel_.rank()) {
-            // Points within r of one of q's boxes (exactly: distance_sq(point, box) <= r * r).
+            // Points within r of one of q's boxes (a superset of those within r of a point of
+            // the box by the ball predicate: radius_bound's sure_out).
             picked.clear();
+            const quoct::detail::radius_bound<T, D> bound(r);
             for (std::size_t b = region_offsets_[q]; b < region_offsets_[q + 1]; ++b)
-                tree_.visit_shape(near_box{regions_[b], r * r}, [&](std::uint32_t i, const point_type&) {
+                tree_.visit_shape(near_box{regions_[b], bound.sure_in, bound.sure_out}, [&](std::uint32_t i, const point_type&) {
                     if (!taken[i]) taken[i] = 1, picked.push_back(i);
                 });
             for (const std::uint32_t i : picked) {

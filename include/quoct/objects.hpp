@@ -11,14 +11,13 @@
 // together: a few big ones never inflate the search for the many small ones.
 //
 // Predicate. An object meets a query shape, and two objects collide, exactly when
-// quoct::intersects says so, evaluated in T as geometry.hpp writes it: a ball and a box
-// when distance_sq(centre, box) <= radius * radius, two balls when distance_sq(c1, c2) <=
-// (r1 + r2) * (r1 + r2), two boxes when they overlap on every axis. Squares round in T as
-// every quoct distance does: one that underflows counts as 0 (a float box at 1e-30 from
-// the centre of a ball of radius 0 meets it) and one that overflows as infinity (a ball
-// whose radius squared overflows meets every box whose distance squared does too). The
-// candidate searches are built so that rounding never drops an object the predicate
-// accepts. Queries are checked as the orthtree checks them: a query box may reach to
+// quoct::intersects says so, by the ball predicate of geometry.hpp: a ball and a box when
+// distance_sq(centre, box) <= radius * radius, two balls when distance_sq(c1, c2) <=
+// (r1 + r2) * (r1 + r2), two boxes when they overlap on every axis. Squares and sums round
+// in T as every quoct distance does, with no overflow or underflow: a float box at 1e-30
+// from the centre of a ball of radius 0 does not meet it, and a ball of radius 2e200 does
+// not meet a box 3e200 away. The candidate searches are built so that rounding never
+// drops an object the predicate accepts. Queries are checked as the orthtree checks them: a query box may reach to
 // infinity and a query ball may have an infinite radius.
 //
 // Thread-safety: queries are const and may run concurrently; mutations may not run
@@ -163,22 +162,23 @@ box<T, D> grown(const box<T, D>& b, T g) noexcept {
 template <class T, std::size_t D>
 struct grown_ball {
     point<T, D> center;
-    T radius_sq;
+    T sure_in;   // radius_bound's: a box whose rounded distance_sq exceeds sure_out does not
+    T sure_out;  // meet the ball, one whose farthest corner is within sure_in lies inside it
     T grow;
     T reach;  // no axis gap of a box that passes exceeds this (see contains)
 
-    grown_ball(const point<T, D>& c, T r_sq, T g) noexcept
-        : center(c), radius_sq(r_sq), grow(g),
-          reach(2 * std::sqrt(r_sq) + 2 * std::sqrt(std::numeric_limits<T>::denorm_min())) {}
+    grown_ball(const point<T, D>& c, const radius_bound<T, D>& bound, T g) noexcept
+        : center(c), sure_in(bound.sure_in), sure_out(bound.sure_out), grow(g),
+          reach(2 * std::sqrt(bound.sure_out) + 2 * std::sqrt(std::numeric_limits<T>::denorm_min())) {}
 
     relation classify(const box<T, D>& b) const noexcept {
-        if (distance_sq(center, grown(b, grow)) > radius_sq) return relation::outside;
-        return farthest_distance_sq(center, b) <= radius_sq ? relation::inside : relation::partial;
+        if (distance_sq(center, grown(b, grow)) > sure_out) return relation::outside;
+        return farthest_distance_sq(center, b) <= sure_in ? relation::inside : relation::partial;
     }
     // First a cheap rejection that never rejects a centre the exact test keeps. A box
-    // passes only if each axis term, the rounded square of its gap, is at most radius_sq
+    // passes only if each axis term, the rounded square of its gap, is at most sure_out
     // (the sum of terms >= 0 rounds to no less than any of them), so each gap is at most
-    // sqrt(radius_sq) (1 + eps) + sqrt(denorm_min) (a rounded square errs relatively, or
+    // sqrt(sure_out) (1 + eps) + sqrt(denorm_min) (a rounded square errs relatively, or
     // by denorm_min at most), well under reach. |m - c| - grow, as rounded, differs from
     // the grown box's gap by a few ulps of |m| + |c| + grow, under the slack term. NaN
     // (from infinities) rejects nothing.
@@ -188,7 +188,7 @@ struct grown_ball {
             const T x = std::abs(m[a] - center[a]) - grow;
             if (x > reach + (std::abs(m[a]) + std::abs(center[a]) + grow) * slack) return false;
         }
-        return distance_sq(center, grown(box<T, D>{m, m}, grow)) <= radius_sq;
+        return distance_sq(center, grown(box<T, D>{m, m}, grow)) <= sure_out;
     }
 };
 
@@ -538,16 +538,19 @@ private:
             // ra + R is at most the rounded bound + R: a ball query finds them all.
             return k.centres.visit(ball_type{q.center, q.radius + k.bound}, v);
         } else {
-            const detail::sim::grown_ball<scalar_type, dimension> near(q.center, q.radius * q.radius, k.bound);
+            const detail::radius_bound<scalar_type, dimension> bound(q.radius);
+            const detail::sim::grown_ball<scalar_type, dimension> near(q.center, bound, k.bound);
             return k.centres.visit_shape(near, v);
         }
     }
     template <class V>
     static bool candidates(const klass& k, const box_type& q, V&& v) {
         if constexpr (std::is_same<Shape, ball_type>::value) {
-            // intersects(a, q): distance_sq(centre, q) <= ra^2 <= bound^2, the same sum.
+            // intersects(a, q): distance_sq(centre, q) <= ra^2 <= bound^2, the same sum, which
+            // radius_bound(bound) rejects only above its sure_out.
             using near_box = typename detail::sim::euclidean_metric<scalar_type, dimension>::near_box;
-            return k.centres.visit_shape(near_box{q, k.bound * k.bound}, v);
+            const detail::radius_bound<scalar_type, dimension> bound(k.bound);
+            return k.centres.visit_shape(near_box{q, bound.sure_in, bound.sure_out}, v);
         } else {
             // A meeting box has a point x in q, and its centre is within bound of x.
             return k.centres.visit(detail::sim::grown(q, k.bound), v);

@@ -280,7 +280,7 @@ public:
     /// infinite centre or a NaN or negative radius.
     void query(const ball_type& s, std::vector<Id>& out) const {
         detail::check_ball(s);
-        collect(detail::ball_query<T, D>(s), out);
+        detail::with_ball_query(s, [&](const auto& q) { collect(q, out); });
     }
     /// As query(s, out), returning the ids.
     std::vector<Id> query(const ball_type& s) const {
@@ -320,7 +320,7 @@ public:
     /// Number of points in the closed ball; the same points query(s) returns. Throws as query.
     std::size_t count(const ball_type& s) const {
         detail::check_ball(s);
-        return count_in(detail::ball_query<T, D>(s));
+        return detail::with_ball_query(s, [&](const auto& q) { return count_in(q); });
     }
     /// Number of points in the closed box; the same points query(b) returns. Throws as query.
     std::size_t count(const box_type& b) const {
@@ -334,7 +334,7 @@ public:
     template <class F>
     bool visit(const ball_type& s, F&& f) const {
         detail::check_ball(s);
-        return visit_in(detail::ball_query<T, D>(s), f);
+        return detail::with_ball_query(s, [&](const auto& q) { return visit_in(q, f); });
     }
     /// As visit(ball, f), for the closed box.
     template <class F>

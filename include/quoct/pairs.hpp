@@ -200,7 +200,8 @@ bool block_neighbors(const Metric& metric, const Target& target, const ordered_p
     const std::size_t nc = cand.ids.size();
     cand.dist_sq.resize(nc);
     cand.hit.resize(nc);
-    const T r_sq = r * r;
+    const radius_bound<T, D> bound(r);
+    const T r_sq = bound.r_sq;
     for (std::size_t k = b; k < e; ++k) {
         const point<T, D>& p = o.pts[k];
         T* dist = cand.dist_sq.data();
@@ -213,9 +214,20 @@ bool block_neighbors(const Metric& metric, const Target& target, const ordered_p
                 dist[c] += d * d;
             }
         }
-        // Branch-free compaction of the hits, then the (few) calls.
+        // Branch-free compaction of the hits, then the (few) calls. A radius at the ends of
+        // T's range (not plain) takes radius_bound's test instead, point by point.
         std::size_t hits = 0;
-        if constexpr (Half) {
+        if (!bound.plain) {
+            [[maybe_unused]] const TId me = static_cast<TId>(o.ids[k]);
+            for (std::size_t c = 0; c < nc; ++c) {
+                if constexpr (Half)
+                    if (!(cand.after[c] != 0 || cand.ids[c] > me)) continue;
+                const bool in = bound.admits(dist[c], [&](std::size_t a) {
+                    return metric.wide_axis_distance(a, p[a], cand.coords[a][c]);
+                });
+                if (in) cand.hit[hits++] = static_cast<std::uint32_t>(c);
+            }
+        } else if constexpr (Half) {
             const TId me = static_cast<TId>(o.ids[k]);
             const unsigned char* after = cand.after.data();
             const TId* ids = cand.ids.data();

@@ -50,8 +50,15 @@ struct periodic_domain {
         }
         return d;
     }
+    /// axis_distance(a, x, y) with an unbounded exponent: the same value where it is finite
+    /// (always on a wrapping axis), |x - y| where that overflows T.
+    detail::wide<T> wide_axis_distance(std::size_t a, T x, T y) const noexcept {
+        return wraps(a) ? detail::to_wide(axis_distance(a, x, y)) : detail::wide_difference(x, y);
+    }
 
-    /// Squared minimum-image distance: the one predicate every periodic query agrees with.
+    /// Squared minimum-image distance, rounded in T: the sum every periodic query compares
+    /// with the radius squared, by the predicate of geometry.hpp (with no overflow or
+    /// underflow: detail::radius_bound).
     T distance_sq(const point<T, D>& p, const point<T, D>& q) const noexcept {
         T s = 0;
         for (std::size_t a = 0; a < D; ++a) {
@@ -109,7 +116,8 @@ bool cut_to_period(T& lo, T& hi, T L) noexcept {
 }  // namespace detail
 
 /// A closed ball under the minimum-image distance, as a shape for query_shape /
-/// visit_shape / count_shape. contains(p) is domain.distance_sq(p, center) <= radius_sq.
+/// visit_shape / count_shape: contains(p) is domain.distance_sq(p, center) <= r * r by the
+/// predicate of geometry.hpp, with bound = detail::radius_bound<T, D>(r).
 ///
 /// classify bounds that from both sides per axis, for the points p of the domain in any
 /// box [lo, hi] (a tree's node boxes are rounded outwards, so they may reach past [0, L)
@@ -124,7 +132,7 @@ template <class T, std::size_t D>
 struct periodic_ball_query {
     periodic_domain<T, D> domain;
     point<T, D> center;
-    T radius_sq;
+    detail::radius_bound<T, D> bound;
 
     relation classify(const box<T, D>& b) const noexcept {
         T near = 0, far = 0;
@@ -145,10 +153,12 @@ struct periodic_ball_query {
             near += g * g;
             far += f * f;
         }
-        if (near > radius_sq) return relation::outside;
-        return far <= radius_sq ? relation::inside : relation::partial;
+        return bound.classify(near, far);
     }
-    bool contains(const point<T, D>& p) const noexcept { return domain.distance_sq(p, center) <= radius_sq; }
+    bool contains(const point<T, D>& p) const {
+        return bound.admits(domain.distance_sq(p, center),
+                            [&](std::size_t a) { return domain.wide_axis_distance(a, p[a], center[a]); });
+    }
 };
 
 namespace detail {
@@ -164,7 +174,8 @@ template <class T, std::size_t D>
 struct periodic_near_box {
     periodic_domain<T, D> domain;
     box<T, D> region;
-    T radius_sq;
+    T sure_in;   // radius_bound's: a superset of the points within the radius
+    T sure_out;
 
     T gap(std::size_t a, T q) const noexcept {
         T g = 0;
@@ -203,8 +214,8 @@ struct periodic_near_box {
             if (above > h) h = above;
             far += h * h;
         }
-        if (near > radius_sq) return relation::outside;
-        return far <= radius_sq ? relation::inside : relation::partial;
+        if (near > sure_out) return relation::outside;
+        return far <= sure_in ? relation::inside : relation::partial;
     }
     bool contains(const point<T, D>& q) const noexcept {
         T s = 0;
@@ -212,7 +223,7 @@ struct periodic_near_box {
             const T g = gap(a, q[a]);
             s += g * g;
         }
-        return s <= radius_sq;
+        return s <= sure_out;
     }
 };
 
@@ -255,9 +266,11 @@ struct periodic_metric {
 
     T distance_sq(const point<T, D>& a, const point<T, D>& b) const noexcept { return domain.distance_sq(a, b); }
     T axis_distance(std::size_t a, T x, T y) const noexcept { return domain.axis_distance(a, x, y); }
+    wide<T> wide_axis_distance(std::size_t a, T x, T y) const noexcept { return domain.wide_axis_distance(a, x, y); }
     template <class Index, class F>
     bool visit_near(const Index& index, const box<T, D>& region, T r, F&& f) const {
-        return index.visit_shape(periodic_near_box<T, D>{domain, region, r * r}, f);
+        const radius_bound<T, D> bound(r);
+        return index.visit_shape(periodic_near_box<T, D>{domain, region, bound.sure_in, bound.sure_out}, f);
     }
 };
 
@@ -447,7 +460,7 @@ private:
     periodic_ball_query<T, D> shape(const ball_type& s) const {
         detail::check_radius(s.radius, "ball");
         domain_.check(s.center, "ball centre");
-        return {domain_, s.center, s.radius * s.radius};
+        return {domain_, s.center, detail::radius_bound<T, D>(s.radius)};
     }
 
     domain_type domain_;

@@ -12,20 +12,41 @@
 namespace quoct {
 namespace detail {
 
-/// A closed ball with its radius squared once.
-template <class T, std::size_t D>
+/// A closed ball with its radius squared once: radius_bound's sure bounds decide, and its
+/// slow path the few points between them. Plain (made only by with_ball_query, for a
+/// radius whose radius_bound is plain, as nearly every one is): the comparison in T alone.
+template <class T, std::size_t D, bool Plain = false>
 struct ball_query {
     point<T, D> center;
-    T radius_sq;
+    radius_bound<T, D> bound;
 
-    explicit ball_query(const ball<T, D>& s) : center(s.center), radius_sq(s.radius * s.radius) {}
+    explicit ball_query(const ball<T, D>& s) : center(s.center), bound(s.radius) {}
+    ball_query(const point<T, D>& c, const radius_bound<T, D>& b) : center(c), bound(b) {}
 
     quoct::relation classify(const box<T, D>& b) const noexcept {
-        if (distance_sq(center, b) > radius_sq) return quoct::relation::outside;
-        return farthest_distance_sq(center, b) <= radius_sq ? quoct::relation::inside : quoct::relation::partial;
+        if constexpr (Plain) {
+            if (distance_sq(center, b) > bound.r_sq) return quoct::relation::outside;
+            return farthest_distance_sq(center, b) <= bound.r_sq ? quoct::relation::inside : quoct::relation::partial;
+        } else {
+            if (distance_sq(center, b) > bound.sure_out) return quoct::relation::outside;
+            return farthest_distance_sq(center, b) <= bound.sure_in ? quoct::relation::inside
+                                                                     : quoct::relation::partial;
+        }
     }
-    bool contains(const point<T, D>& p) const noexcept { return distance_sq(p, center) <= radius_sq; }
+    bool contains(const point<T, D>& p) const {
+        if constexpr (Plain) return distance_sq(p, center) <= bound.r_sq;
+        else return bound.admits(distance_sq(p, center), point_offsets<T, D>{p, center});
+    }
 };
+
+/// Calls f(query) with the ball_query for s, plain or not, and returns what f returns: the
+/// one place a query ball picks its form, so the plain loop carries no test of the other.
+template <class T, std::size_t D, class F>
+decltype(auto) with_ball_query(const ball<T, D>& s, F&& f) {
+    const radius_bound<T, D> bound(s.radius);
+    if (bound.plain) return f(ball_query<T, D, true>(s.center, bound));
+    return f(ball_query<T, D, false>(s.center, bound));
+}
 
 /// A closed box.
 template <class T, std::size_t D>

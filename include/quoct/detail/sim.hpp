@@ -190,12 +190,16 @@ struct euclidean_metric {
     T distance_sq(const point<T, D>& a, const point<T, D>& b) const noexcept { return quoct::distance_sq(a, b); }
     /// The signed per-axis difference whose square distance_sq sums.
     T axis_distance(std::size_t, T x, T y) const noexcept { return x - y; }
+    /// |x - y| with an unbounded exponent (radius_bound's slow path).
+    wide<T> wide_axis_distance(std::size_t, T x, T y) const noexcept { return wide_difference(x, y); }
 
-    /// Visits (id, point) for a superset of the points q with distance_sq(p, q) <= r * r
-    /// for some point p of the box `region` (exactly: distance_sq(q, region) <= r * r).
+    /// Visits (id, point) for a superset of the points q within distance r of some point p
+    /// of the box `region` by the ball predicate (those with distance_sq(q, region) at most
+    /// radius_bound's sure_out).
     template <class Index, class F>
     bool visit_near(const Index& index, const box<T, D>& region, T r, F&& f) const {
-        return index.visit_shape(near_box{region, r * r}, f);
+        const radius_bound<T, D> bound(r);
+        return index.visit_shape(near_box{region, bound.sure_in, bound.sure_out}, f);
     }
 
     /// The points within distance r of a box. Every point q with distance_sq(q, p) <= r^2
@@ -203,7 +207,8 @@ struct euclidean_metric {
     /// no larger than |q - p| and rounding is monotone (the argument of geometry.hpp).
     struct near_box {
         box<T, D> region;
-        T radius_sq;
+        T sure_in;   // radius_bound's: every point within the radius has distance_sq(q,
+        T sure_out;  // region) <= sure_out, and a box within sure_in is inside
 
         relation classify(const box<T, D>& b) const noexcept {
             T near = 0, far = 0;
@@ -220,10 +225,10 @@ struct euclidean_metric {
                 if (above > h) h = above;
                 far += h * h;
             }
-            if (near > radius_sq) return relation::outside;
-            return far <= radius_sq ? relation::inside : relation::partial;
+            if (near > sure_out) return relation::outside;
+            return far <= sure_in ? relation::inside : relation::partial;
         }
-        bool contains(const point<T, D>& q) const noexcept { return quoct::distance_sq(q, region) <= radius_sq; }
+        bool contains(const point<T, D>& q) const noexcept { return quoct::distance_sq(q, region) <= sure_out; }
     };
 };
 

@@ -1,0 +1,302 @@
+// The ball predicate at the ends of the floating-point range: squares that overflow or
+// underflow T, checked against an exact oracle. The oracle computes with big-integer
+// dyadic numbers (boost::multiprecision::cpp_int mantissas), rounding each difference,
+// square and sum to T's precision, ties to even, with an unbounded exponent: the rule of
+// geometry.hpp, written a second time in a way that shares nothing with the library's.
+#include "test_support.hpp"
+
+#include <quoct/pairs.hpp>
+#include <quoct/periodic.hpp>
+
+#include <boost/multiprecision/cpp_int.hpp>
+#include <catch2/catch.hpp>
+
+namespace {
+
+using namespace quoct_test;
+using big = boost::multiprecision::cpp_int;
+
+/// m * 2^e, exactly.
+struct dyadic {
+    big m;
+    long e = 0;
+};
+
+template <class T>
+dyadic exact(T x) {
+    if (!std::isfinite(x)) throw std::logic_error("the oracle takes finite values only");
+    if (x == 0) return {};
+    int k = 0;
+    const T f = std::frexp(x, &k);  // x = f 2^k, 0.5 <= |f| < 1
+    constexpr int p = std::numeric_limits<T>::digits;
+    const auto m = static_cast<long long>(std::ldexp(f, p));  // exact: f has p bits
+    return {big(m), static_cast<long>(k) - p};
+}
+
+dyadic align_add(const dyadic& a, const dyadic& b, bool subtract) {
+    if (a.m == 0) return subtract ? dyadic{-b.m, b.e} : b;
+    if (b.m == 0) return a;
+    const long e = std::min(a.e, b.e);
+    const big x = a.m << static_cast<unsigned>(a.e - e);
+    const big y = b.m << static_cast<unsigned>(b.e - e);
+    return {subtract ? big(x - y) : big(x + y), e};
+}
+
+dyadic times(const dyadic& a, const dyadic& b) { return {a.m * b.m, a.e + b.e}; }
+
+/// Rounded to p significant bits, ties to even, with no bound on the exponent.
+dyadic round_to(dyadic v, int p) {
+    if (v.m == 0) return {};
+    const bool negative = v.m < 0;
+    big mag = negative ? big(-v.m) : v.m;
+    const long bits = static_cast<long>(boost::multiprecision::msb(mag)) + 1;
+    if (bits > p) {
+        const auto shift = static_cast<unsigned>(bits - p);
+        const big rest = mag & ((big(1) << shift) - 1);
+        const big half = big(1) << (shift - 1);
+        mag >>= shift;
+        if (rest > half || (rest == half && (mag & 1) != 0)) ++mag;
+        v.e += static_cast<long>(shift);
+    }
+    return {negative ? big(-mag) : mag, v.e};
+}
+
+bool less_equal(const dyadic& a, const dyadic& b) { return align_add(a, b, true).m <= 0; }
+
+/// The oracle: distance_sq(p, c) <= r * r with every operation rounded to T's precision.
+template <class T, std::size_t D, class Offset>
+bool oracle_within(Offset offset, T r) {
+    constexpr int p = std::numeric_limits<T>::digits;
+    if (std::isinf(r)) return true;
+    dyadic s;
+    for (std::size_t a = 0; a < D; ++a) {
+        const dyadic d = offset(a);
+        const dyadic sq = round_to(times(d, d), p);
+        s = a == 0 ? sq : round_to(align_add(s, sq, false), p);
+    }
+    const dyadic rr = round_to(times(exact(r), exact(r)), p);
+    return less_equal(s, rr);
+}
+
+template <class T, std::size_t D>
+bool oracle_contains(const quoct::point<T, D>& c, T r, const quoct::point<T, D>& q) {
+    constexpr int p = std::numeric_limits<T>::digits;
+    return oracle_within<T, D>(
+        [&](std::size_t a) { return round_to(align_add(exact(q[a]), exact(c[a]), true), p); }, r);
+}
+
+/// A value at any scale of T: a small odd or even integer times a power of two between
+/// the subnormals and the top of the range, or one of the edge values themselves.
+template <class T>
+T extreme_value(rng& g) {
+    using lim = std::numeric_limits<T>;
+    switch (g.below(8)) {
+        case 0: return T(0);
+        case 1: return lim::denorm_min() * T(g.integer(1, 40));
+        case 2: return lim::max() / T(g.integer(1, 8));
+        case 3: return std::sqrt(lim::max()) * T(g.integer(1, 6)) / T(2);
+        case 4: return std::sqrt(lim::denorm_min()) * T(g.integer(1, 6));
+        default: {
+            const int lo = lim::min_exponent - lim::digits, hi = lim::max_exponent - 5;
+            return std::ldexp(T(g.integer(1, 31)), static_cast<int>(g.integer(lo, hi)));
+        }
+    }
+}
+
+template <class T>
+T signed_extreme(rng& g) {
+    const T v = extreme_value<T>(g);
+    return g.coin() ? -v : v;
+}
+
+/// A point near c at an extreme offset (mostly): c plus an extreme value on some axes.
+template <class T, std::size_t D>
+quoct::point<T, D> near_point(rng& g, const quoct::point<T, D>& c) {
+    quoct::point<T, D> q = c;
+    for (std::size_t a = 0; a < D; ++a) {
+        if (g.below(3) == 0) continue;
+        const T v = c[a] + signed_extreme<T>(g);
+        q[a] = std::isfinite(v) ? v : signed_extreme<T>(g);
+    }
+    return q;
+}
+
+template <class T, std::size_t D>
+struct config {
+    using scalar = T;
+    static constexpr std::size_t dimension = D;
+};
+using extreme_configs = std::tuple<config<float, 1>, config<float, 2>, config<float, 3>, config<double, 1>,
+                                   config<double, 2>, config<double, 3>, config<float, 5>, config<double, 8>>;
+
+}  // namespace
+
+TEST_CASE("extremes: the reproducers of overflowing and underflowing squares", "[extremes][geometry]") {
+    using P1 = quoct::point<double, 1>;
+    // 9e400 and 4e400 both overflow to infinity in double: the point is outside.
+    CHECK_FALSE(quoct::contains(quoct::ball<double, 1>{P1{{0.0}}, 2e200}, P1{{3e200}}));
+    CHECK(quoct::contains(quoct::ball<double, 1>{P1{{0.0}}, 3e200}, P1{{3e200}}));
+    CHECK(quoct::contains(quoct::ball<double, 1>{P1{{0.0}}, 2e200}, P1{{2e200}}));
+    // (1e-200)^2 underflows to 0: still outside a ball of radius 0.
+    CHECK_FALSE(quoct::contains(quoct::ball<double, 1>{P1{{0.0}}, 0.0}, P1{{1e-200}}));
+    CHECK(quoct::contains(quoct::ball<double, 1>{P1{{1e-200}}, 0.0}, P1{{1e-200}}));
+    CHECK(quoct::contains(quoct::ball<double, 1>{P1{{0.0}}, 1e-200}, P1{{1e-200}}));
+    CHECK_FALSE(quoct::contains(quoct::ball<double, 1>{P1{{0.0}}, 1e-200}, P1{{1.0000001e-200}}));
+    using F3 = quoct::point<float, 3>;
+    CHECK_FALSE(quoct::contains(quoct::ball<float, 3>{F3{{0, 0, 0}}, 0.0f}, F3{{1e-30f, 0, 0}}));
+    CHECK_FALSE(quoct::contains(quoct::ball<float, 3>{F3{{0, 0, 0}}, 2e19f}, F3{{3e19f, 0, 0}}));
+    // A difference that overflows T itself.
+    CHECK_FALSE(quoct::contains(quoct::ball<double, 1>{P1{{-1.5e308}}, 1.7e308}, P1{{1.5e308}}));
+    CHECK(quoct::contains(quoct::ball<double, 1>{P1{{-1.5e308}}, std::numeric_limits<double>::infinity()}, P1{{1.5e308}}));
+
+    const std::vector<P1> pts{P1{{0.0}}, P1{{3e200}}};
+    const quoct::orthtree<double, 1> tree(pts);
+    CHECK(sorted(tree.query(quoct::ball<double, 1>{P1{{0.0}}, 2e200})) == std::vector<std::uint32_t>{0});
+    CHECK(tree.count(quoct::ball<double, 1>{P1{{0.0}}, 2e200}) == 1);
+    std::size_t pairs = 0;
+    quoct::for_each_pair_within(tree, 2e200, [&](std::uint32_t, std::uint32_t) { ++pairs; });
+    CHECK(pairs == 0);
+    quoct::for_each_pair_within(tree, 3e200, [&](std::uint32_t, std::uint32_t) { ++pairs; });
+    CHECK(pairs == 1);
+}
+
+TEMPLATE_LIST_TEST_CASE("extremes: contains(ball, point) is the exact rule at every scale", "[extremes][geometry]",
+                        extreme_configs) {
+    using T = typename TestType::scalar;
+    constexpr std::size_t D = TestType::dimension;
+    rng g(23);
+    std::size_t inside = 0, outside = 0;
+    for (int round = 0; round < 4000; ++round) {
+        quoct::point<T, D> c;
+        for (std::size_t a = 0; a < D; ++a) c[a] = signed_extreme<T>(g);
+        const quoct::point<T, D> q = near_point(g, c);
+        // Radii near the distance itself half of the time, so the boundary is hit.
+        T r = extreme_value<T>(g);
+        if (g.coin()) {
+            const long double d = std::sqrt(static_cast<long double>(quoct::distance_sq(q, c)));
+            if (std::isfinite(static_cast<double>(d)) && d > 0) r = static_cast<T>(d);
+        }
+        const bool want = oracle_contains(c, r, q);
+        INFO("round " << round << " r " << r);
+        REQUIRE(quoct::contains(quoct::ball<T, D>{c, r}, q) == want);
+        (want ? inside : outside) += 1;
+    }
+    CHECK(inside > 400);
+    CHECK(outside > 400);
+}
+
+TEMPLATE_LIST_TEST_CASE("extremes: ball meets box and box inside ball by the exact rule", "[extremes][geometry]",
+                        extreme_configs) {
+    using T = typename TestType::scalar;
+    constexpr std::size_t D = TestType::dimension;
+    constexpr int p = std::numeric_limits<T>::digits;
+    rng g(29);
+    for (int round = 0; round < 3000; ++round) {
+        quoct::point<T, D> c;
+        for (std::size_t a = 0; a < D; ++a) c[a] = signed_extreme<T>(g);
+        quoct::point<T, D> x = near_point(g, c), y = near_point(g, c);
+        quoct::box<T, D> b;
+        for (std::size_t a = 0; a < D; ++a) b.lo[a] = std::min(x[a], y[a]), b.hi[a] = std::max(x[a], y[a]);
+        const T r = extreme_value<T>(g);
+        const bool meets = oracle_within<T, D>(
+            [&](std::size_t a) {
+                const T nearest = std::min(std::max(c[a], b.lo[a]), b.hi[a]);
+                return round_to(align_add(exact(c[a]), exact(nearest), true), p);
+            },
+            r);
+        const bool holds = oracle_within<T, D>(
+            [&](std::size_t a) {
+                const dyadic down = round_to(align_add(exact(c[a]), exact(b.lo[a]), true), p);
+                const dyadic up = round_to(align_add(exact(b.hi[a]), exact(c[a]), true), p);
+                return less_equal(down, up) ? up : down;
+            },
+            r);
+        INFO("round " << round);
+        REQUIRE(quoct::intersects(quoct::ball<T, D>{c, r}, b) == meets);
+        REQUIRE(quoct::contains(quoct::ball<T, D>{c, r}, b) == holds);
+        // bounding_ball holds its box by the same rule.
+        REQUIRE(quoct::contains(quoct::bounding_ball(b), b));
+    }
+}
+
+TEMPLATE_LIST_TEST_CASE("extremes: tree queries and pair searches equal the exact oracle", "[extremes][orthtree][pairs]",
+                        extreme_configs) {
+    using T = typename TestType::scalar;
+    constexpr std::size_t D = TestType::dimension;
+    rng g(31);
+    for (int set = 0; set < 8; ++set) {
+        // Clusters around a few extreme centres, each point at an extreme offset from its centre.
+        points<T, D> pts;
+        points<T, D> centres(3);
+        for (auto& c : centres)
+            for (std::size_t a = 0; a < D; ++a) c[a] = set % 3 == 0 ? T(0) : signed_extreme<T>(g);
+        for (int i = 0; i < 160; ++i) pts.push_back(near_point(g, centres[g.below(3)]));
+        for (int i = 0; i < 12; ++i) pts.push_back(pts[g.below(pts.size())]);  // duplicates
+        const quoct::orthtree<T, D> tree(pts, quoct::build_options{4});
+        for (int q = 0; q < 40; ++q) {
+            const quoct::point<T, D> c = q % 2 ? pts[g.below(pts.size())] : near_point(g, centres[g.below(3)]);
+            const T r = q % 5 == 0 ? T(0) : extreme_value<T>(g);
+            std::vector<std::uint32_t> want;
+            for (std::size_t i = 0; i < pts.size(); ++i)
+                if (oracle_contains(c, r, pts[i])) want.push_back(static_cast<std::uint32_t>(i));
+            const quoct::ball<T, D> s{c, r};
+            INFO("set " << set << " query " << q << " r " << r);
+            REQUIRE(id_diff(tree.query(s), want) == "");
+            REQUIRE(tree.count(s) == want.size());
+            REQUIRE(id_diff(brute_ball(pts, s), want) == "");
+        }
+        // Pairs, at radii on every scale: each unordered pair once, by the oracle.
+        for (int k = 0; k < 4; ++k) {
+            const T r = k == 0 ? T(0) : extreme_value<T>(g);
+            std::vector<std::pair<std::uint32_t, std::uint32_t>> want, got;
+            for (std::size_t i = 0; i < pts.size(); ++i)
+                for (std::size_t j = i + 1; j < pts.size(); ++j)
+                    if (oracle_contains(pts[i], r, pts[j]))
+                        want.emplace_back(static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j));
+            quoct::for_each_pair_within(tree, r, [&](std::uint32_t i, std::uint32_t j) {
+                got.emplace_back(std::min(i, j), std::max(i, j));
+            });
+            std::sort(got.begin(), got.end());
+            INFO("set " << set << " pair radius " << r);
+            REQUIRE(got == want);
+        }
+    }
+}
+
+TEMPLATE_TEST_CASE("extremes: periodic balls with huge and tiny periods follow the exact rule", "[extremes][periodic]",
+                   float, double) {
+    using T = TestType;
+    constexpr std::size_t D = 2;
+    constexpr int p = std::numeric_limits<T>::digits;
+    rng g(37);
+    for (const T length : {std::numeric_limits<T>::max() / 2, std::sqrt(std::numeric_limits<T>::max()) * 4,
+                           std::numeric_limits<T>::denorm_min() * 64, T(1)}) {
+        const quoct::periodic_domain<T, D> domain{{length, T(0)}};  // axis 1 does not wrap
+        points<T, D> pts;
+        for (int i = 0; i < 200; ++i) {
+            quoct::point<T, D> q;
+            q[0] = std::ldexp(T(g.below(1 << 12)), -12) * length;
+            q[0] = q[0] < length ? q[0] : T(0);
+            q[1] = signed_extreme<T>(g);
+            pts.push_back(q);
+        }
+        const quoct::periodic_orthtree<T, D> index(domain, pts, quoct::build_options{4});
+        for (int q = 0; q < 40; ++q) {
+            const quoct::point<T, D> c = pts[g.below(pts.size())];
+            const T r = extreme_value<T>(g);
+            std::vector<std::uint32_t> want;
+            for (std::size_t i = 0; i < pts.size(); ++i) {
+                const bool in = oracle_within<T, D>(
+                    [&](std::size_t a) {
+                        if (a == 0) return exact(domain.axis_distance(0, pts[i][0], c[0]));
+                        return round_to(align_add(exact(pts[i][1]), exact(c[1]), true), p);
+                    },
+                    r);
+                if (in) want.push_back(static_cast<std::uint32_t>(i));
+            }
+            INFO("length " << length << " query " << q << " r " << r);
+            REQUIRE(id_diff(index.query(quoct::ball<T, D>{c, r}), want) == "");
+            REQUIRE(index.count(quoct::ball<T, D>{c, r}) == want.size());
+        }
+    }
+}
