@@ -12,8 +12,10 @@
 #include <sstream>
 #include <optional>
 #include <ostream>
+#include <string_view>
 #include <system_error>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <nlohmann/json.hpp>
 
@@ -80,20 +82,40 @@ std::string kilometres(double metres) {
 bool has_altitudes(const location_table& table) { return !table.altitudes.empty(); }
 bool has_feature_ids(const location_table& table) { return !table.feature_ids.empty(); }
 
-// Names `wanted` apart from every name in `taken`: the name itself if free, else the first of
-// name_2, name_3, ... that is neither taken nor one of the names still to come (`later`).
-std::vector<std::string> unique_names(const std::vector<std::string>& wanted, std::vector<std::string> taken) {
+// Names `wanted` apart from every name in `reserved`: the name itself if free, else the first
+// of name_2, name_3, ... that is neither taken (reserved, or given to an earlier name) nor one
+// of the names still to come, which keep their own names that way.
+//
+// In time linear in the names' total length: taken names in a hash set, the names still to
+// come counted in a hash map, and per name a counter of the suffix to try next. The counter
+// never needs to go back: a suffixed name passed over stays unusable, since once taken it
+// stays taken, and one still to come is taken when its turn comes (by itself, or already).
+// A passed-over candidate is reserved or wanted (only `name` makes name_n, which splits back
+// at its last '_'), each at most once, so the retries add up to at most their number.
+std::vector<std::string> unique_names(const std::vector<std::string>& wanted, const std::vector<std::string>& reserved) {
     std::vector<std::string> out;
-    const auto in = [](const std::vector<std::string>& v, const std::string& s) {
-        return std::find(v.begin(), v.end(), s) != v.end();
+    out.reserve(wanted.size());  // never reallocated, so the views of `taken` into it stay valid
+    std::unordered_set<std::string_view> taken(reserved.begin(), reserved.end());
+    std::unordered_map<std::string_view, std::size_t> to_come, next_suffix;
+    for (const std::string& name : wanted) ++to_come[name];
+    const auto usable = [&](const std::string& candidate) {
+        if (taken.count(candidate) != 0) return false;
+        const auto later = to_come.find(candidate);
+        return later == to_come.end() || later->second == 0;
     };
-    for (std::size_t i = 0; i < wanted.size(); ++i) {
-        std::string name = wanted[i];
-        const std::vector<std::string> later(wanted.begin() + static_cast<std::ptrdiff_t>(i) + 1, wanted.end());
-        for (std::size_t n = 2; in(taken, name) || (name != wanted[i] && in(later, name)); ++n)
-            name = wanted[i] + "_" + std::to_string(n);
-        taken.push_back(name);
-        out.push_back(std::move(name));
+    for (const std::string& name : wanted) {
+        --to_come[name];
+        if (taken.count(name) == 0) {
+            out.push_back(name);
+        } else {
+            std::size_t& n = next_suffix.try_emplace(name, 2).first->second;
+            std::string candidate;
+            do {
+                candidate = name + "_" + std::to_string(n++);
+            } while (!usable(candidate));
+            out.push_back(std::move(candidate));
+        }
+        taken.insert(out.back());
     }
     return out;
 }
