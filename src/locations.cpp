@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "file_text.hpp"
+#include "ordered_json.hpp"
 
 namespace quoct {
 namespace io {
@@ -246,22 +247,29 @@ const json* properties_of(const json& feature) {
     return properties == feature.end() || !properties->is_object() ? nullptr : &*properties;
 }
 
-// Adds to `columns` the property names of `feature` not there yet, in order.
-void add_columns(const json& feature, location_table& out) {
+// Adds to out.columns the property names of `feature` not there yet, in order; `column_of`
+// maps each column's name (a view into the document) to its index. Counts a look-up a name.
+void add_columns(const json& feature, std::unordered_map<std::string_view, std::size_t>& column_of,
+                 location_table& out, std::size_t& probes) {
     if (const json* properties = properties_of(feature))
-        for (const auto& item : properties->items())
-            if (out.find_column(item.key()) == out.columns.size()) out.columns.push_back(item.key());
+        for (const auto& item : properties->items()) {
+            ++probes;
+            if (column_of.emplace(item.key(), out.columns.size()).second) out.columns.push_back(item.key());
+        }
 }
 
 // Appends the properties of `feature` as the next record's values and kinds, one per column
 // (`column_of` maps a name to its column); a property it lacks is "" and value_kind::missing.
+// Counts a look-up a name.
 void keep_properties(const json& feature, const std::unordered_map<std::string_view, std::size_t>& column_of,
-                     std::vector<std::string>& text, std::vector<std::string_view>& views, location_table& out) {
+                     std::vector<std::string>& text, std::vector<std::string_view>& views, location_table& out,
+                     std::size_t& probes) {
     const std::size_t first = out.kinds.size();
     text.assign(out.columns.size(), std::string());
     out.kinds.resize(first + out.columns.size(), value_kind::missing);
     if (const json* properties = properties_of(feature))
         for (const auto& item : properties->items()) {
+            ++probes;
             const std::size_t c = column_of.at(item.key());
             const json& v = item.value();
             text[c] = v.is_string() ? v.get<std::string>() : v.is_null() ? std::string() : v.dump();
@@ -417,10 +425,12 @@ location_table read_locations_csv(const std::string& path, const read_options& o
     return out;
 }
 
-location_table read_locations_geojson(std::istream& in, const std::string& source, const read_options& options) {
+location_table detail::read_locations_geojson(std::istream& in, const std::string& source, const read_options& options,
+                                              std::size_t* key_probes) {
+    std::size_t probes = 0;
     json doc;
     try {
-        doc = json::parse(in);
+        doc = detail::parse_ordered_json(in, &probes);
     } catch (const json::exception& e) {
         throw parse_error(source, 0, std::string("invalid JSON: ") + e.what());
     }
@@ -436,6 +446,7 @@ location_table read_locations_geojson(std::istream& in, const std::string& sourc
     // First the good features and the columns (their property names, in order of first
     // appearance), then their values, stored flat once the width is known.
     std::vector<std::size_t> good;
+    std::unordered_map<std::string_view, std::size_t> column_of;  // views of the document's keys
     for (std::size_t i = 0; i < features->size(); ++i) {
         const json& feature = (*features)[i];
         geo::lonlat where{};
@@ -449,24 +460,27 @@ location_table read_locations_geojson(std::istream& in, const std::string& sourc
         out.locations.push_back(where);
         out.origins.push_back(i + 1);
         out.records.push_back(i + 1);
-        add_columns(feature, out);
+        add_columns(feature, column_of, out, probes);
         const auto id = feature.find("id");
         out.feature_ids.push_back(id != feature.end() ? id->dump() : std::string());
         out.altitudes.push_back(altitude);
     }
-    std::unordered_map<std::string_view, std::size_t> column_of;
-    for (std::size_t c = 0; c < out.columns.size(); ++c) column_of.emplace(out.columns[c], c);
     out.values = text_fields(out.columns.size());
     out.kinds.reserve(good.size() * out.columns.size());
     std::vector<std::string> text;
     std::vector<std::string_view> views;
-    for (const std::size_t i : good) keep_properties((*features)[i], column_of, text, views, out);
+    for (const std::size_t i : good) keep_properties((*features)[i], column_of, text, views, out, probes);
     // Kept only when some feature has one.
     if (std::all_of(out.feature_ids.begin(), out.feature_ids.end(), [](const std::string& id) { return id.empty(); }))
         out.feature_ids.clear();
     if (std::all_of(out.altitudes.begin(), out.altitudes.end(), [](double z) { return std::isnan(z); }))
         out.altitudes.clear();
+    if (key_probes != nullptr) *key_probes += probes;
     return out;
+}
+
+location_table read_locations_geojson(std::istream& in, const std::string& source, const read_options& options) {
+    return detail::read_locations_geojson(in, source, options, nullptr);
 }
 
 location_table read_locations_geojson(const std::string& path, const read_options& options) {

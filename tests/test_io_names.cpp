@@ -1,10 +1,12 @@
-// quoct::io: many names read and written in work linear in the input. Fuzzing found
+// quoct::io: many names and keys read and written in work linear in the input. Fuzzing found
 // a 2.7 KB CSV that took 22 s: output_columns copied the names still to come for every column
-// and retried suffixes one by one. Column names are still written apart by the same rules.
-// Work is counted (allocations), never timed.
+// and retried suffixes one by one. Column names are still written apart by the same rules;
+// GeoJSON objects of many keys had the same shape. Work is counted (allocations, key
+// look-ups), never timed.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -12,6 +14,9 @@
 
 #include <quoct/io/locations.hpp>
 
+#include <nlohmann/json.hpp>
+
+#include "../src/ordered_json.hpp"
 #include "test_alloc_count.hpp"
 
 namespace {
@@ -88,6 +93,52 @@ alloc_count::totals read_and_write(const std::string& text, io::output_format fo
     return alloc_count::allocated();
 }
 
+// A random JSON text of nested objects and arrays whose keys repeat often, some objects
+// past the size up to which parse_ordered_json searches the keys instead of hashing them.
+std::string random_json(std::mt19937& rng, int depth) {
+    const auto below = [&](std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng); };
+    switch (depth > 0 ? below(6) : below(4)) {
+    case 0: return std::to_string(static_cast<long>(below(2000)) - 1000);
+    case 1: return below(2) ? "null" : below(2) ? "true" : "-2.5e-3";
+    case 2: return "\"s" + std::to_string(below(10)) + "\"";
+    case 3: return "\"\"";
+    case 4: {
+        std::string out = "[";
+        for (std::size_t i = 0, n = below(5); i < n; ++i) out += (i ? "," : "") + random_json(rng, depth - 1);
+        return out + "]";
+    }
+    default: {
+        std::string out = "{";
+        const std::size_t keys = below(3) == 0 ? 40 : 8;  // how many different keys
+        for (std::size_t i = 0, n = below(60); i < n; ++i)
+            out += std::string(i ? "," : "") + "\"k" + std::to_string(below(keys)) + "\":" + random_json(rng, depth - 1);
+        return out + "}";
+    }
+    }
+}
+
+// The key probes of parse_ordered_json on `text`.
+std::size_t probes_of(const std::string& text) {
+    std::istringstream in(text);
+    std::size_t probes = 0;
+    quoct::io::detail::parse_ordered_json(in, &probes);
+    return probes;
+}
+
+// An object of `n` keys made by key(i).
+std::string object_of(std::size_t n, const std::function<std::string(std::size_t)>& key) {
+    std::string out = "{";
+    for (std::size_t i = 0; i < n; ++i) out += (i ? ",\"" : "\"") + key(i) + "\":" + std::to_string(i);
+    return out + "}";
+}
+
+// A FeatureCollection of one Point feature with `n` properties p0, p1, ...
+std::string many_properties(std::size_t n) {
+    return R"({"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point",)"
+           R"("coordinates":[2.35,48.85]},"properties":)" +
+           object_of(n, [](std::size_t i) { return "p" + std::to_string(i); }) + "}]}";
+}
+
 }  // namespace
 
 TEST_CASE("io names: repeated, suffixed and reserved names are renamed as the rules say", "[io][names]") {
@@ -162,4 +213,63 @@ TEST_CASE("io names: a file of many equal column names is read and written in wo
         CHECK(out.find(R"("a":"x","a_2":"x")") != std::string::npos);
         CHECK(out.find(R"("a_8000":"x","distance_km":1.0})") != std::string::npos);
     }
+}
+
+TEST_CASE("io names: parse_ordered_json reads what ordered_json::parse reads, and fails as it fails", "[io][names][geo]") {
+    std::mt19937 rng(7);
+    for (int round = 0; round < 2000; ++round) {
+        const std::string text = random_json(rng, 3);
+        std::istringstream in(text);
+        const nlohmann::ordered_json got = quoct::io::detail::parse_ordered_json(in);
+        const nlohmann::ordered_json expected = nlohmann::ordered_json::parse(text);
+        INFO(text);
+        REQUIRE(got.dump() == expected.dump());  // members in the same order, last values of repeated keys
+    }
+    for (const std::string text : {"", " ", "{", "[1,]", R"({"a":})", R"({"a":1,"a"})", "{} x", "nul", R"("\u12")",
+                                   R"({"k0":1,"k1":2,"k2":3,"k3":4,"k4":5,"k5":6,"k6":7,"k7":8,"k8":9,"k9":10,
+                                   "k10":1,"k11":2,"k12":3,"k13":4,"k14":5,"k15":6,"k16":7,"k17":8,"k0":)"}) {
+        std::string expected, got;
+        try {
+            expected = "no exception: " + nlohmann::ordered_json::parse(text).dump();
+        } catch (const nlohmann::json::exception& e) {
+            expected = e.what();
+        }
+        try {
+            std::istringstream in(text);
+            got = "no exception: " + quoct::io::detail::parse_ordered_json(in).dump();
+        } catch (const nlohmann::json::exception& e) {
+            got = e.what();
+        }
+        CHECK(got == expected);
+    }
+}
+
+TEST_CASE("io names: JSON objects of many keys are parsed in work linear in their size", "[io][names][geo]") {
+    // ordered_json::parse compares each key with all the earlier ones of its object:
+    // 8 times the keys, 64 times the comparisons.
+    const auto distinct = [](std::size_t i) { return "k" + std::to_string(i); };
+    const auto equal = [](std::size_t) { return std::string("k"); };
+    for (const auto& key : {std::function<std::string(std::size_t)>(distinct), std::function<std::string(std::size_t)>(equal)}) {
+        const std::size_t small = probes_of(object_of(1000, key)), large = probes_of(object_of(8000, key));
+        INFO("1000 keys: " << small << " probes; 8000 keys: " << large);
+        CHECK(small >= 999);  // a probe at least for every key but the first
+        CHECK(large < 16 * small);
+    }
+}
+
+TEST_CASE("io names: a GeoJSON feature of many properties is read in work linear in its size", "[io][names][geo]") {
+    // Counted: the parse's key probes, and a look-up a property for its column (a search of
+    // the columns so far took 64 times the comparisons for 8 times the properties).
+    const auto read = [&](std::size_t n, std::size_t& probes) {
+        std::istringstream in(many_properties(n));
+        return quoct::io::detail::read_locations_geojson(in, "many.geojson", {}, &probes);
+    };
+    std::size_t small_probes = 0, large_probes = 0;
+    read(1000, small_probes);
+    const io::location_table large = read(8000, large_probes);
+    INFO("1000 properties: " << small_probes << " probes; 8000: " << large_probes);
+    CHECK(large_probes < 16 * small_probes);
+    REQUIRE(large.columns.size() == 8000);
+    CHECK(large.columns[7999] == "p7999");
+    CHECK(large.values[0][7999] == "7999");
 }
