@@ -199,13 +199,17 @@ void write_geojson(std::ostream& out, const location_table& table, const std::ve
     for (std::size_t i = 0; i < hits.size(); ++i) {
         const hit& h = hits[i];
         json properties = json::object(), value;
+        // The names are unique, so each is appended: properties[name] would compare it with
+        // every earlier one (ordered_json searches), quadratic in the columns.
+        auto& members = properties.get_ref<json::object_t&>();
         if (first == 1) {
             const value_kind kind = h.center < options.center_kinds.size() ? options.center_kinds[h.center] : value_kind::text;
-            if (json_value(center_label(options, h), kind, value)) properties[names[0]] = value;
+            if (json_value(center_label(options, h), kind, value)) members.emplace_back(names[0], std::move(value));
         }
         for (std::size_t c = 0; c < table.columns.size(); ++c)
-            if (json_value(table.values.field(h.id, c), table.kind(h.id, c), value)) properties[names[first + c]] = value;
-        if (options.with_distance) properties[names.back()] = std::round(h.metres) / 1000;
+            if (json_value(table.values.field(h.id, c), table.kind(h.id, c), value))
+                members.emplace_back(names[first + c], std::move(value));
+        if (options.with_distance) members.emplace_back(names.back(), std::round(h.metres) / 1000);
         json coordinates = {table.locations[h.id].lon, table.locations[h.id].lat};
         if (has_altitudes(table) && !std::isnan(table.altitudes[h.id])) coordinates.push_back(table.altitudes[h.id]);
         json feature = {{"type", "Feature"}};
