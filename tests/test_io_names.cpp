@@ -1,8 +1,8 @@
 // quoct::io: many names and keys read and written in work linear in the input. Fuzzing found
 // a 2.7 KB CSV that took 22 s: output_columns copied the names still to come for every column
 // and retried suffixes one by one. Column names are still written apart by the same rules;
-// GeoJSON objects of many keys had the same shape. Work is counted (allocations, key
-// look-ups), never timed.
+// GeoJSON objects of many keys, and PLY properties of long names, had the same shape. Work is
+// counted (allocations, key look-ups), never timed.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include <quoct/io/cloud.hpp>
 #include <quoct/io/locations.hpp>
 
 #include <nlohmann/json.hpp>
@@ -272,6 +273,30 @@ TEST_CASE("io names: a GeoJSON feature of many properties is read in work linear
     REQUIRE(large.columns.size() == 8000);
     CHECK(large.columns[7999] == "p7999");
     CHECK(large.values[0][7999] == "7999");
+}
+
+TEST_CASE("io names: a PLY property of a long name is read in work linear in the file's size", "[io][names][cloud]") {
+    // Each value's description (for an error message) was made whether needed or not: the
+    // name's length in bytes per value: 62 times the bytes for 8 times the name and the points.
+    const auto ply = [](std::size_t n) {
+        std::string text = "ply\nformat ascii 1.0\nelement vertex " + std::to_string(n) +
+                           "\nproperty float x\nproperty float y\nproperty float z\nproperty float " +
+                           std::string(n, 'q') + "\nend_header\n";
+        for (std::size_t i = 0; i < n; ++i) text += "1 2 3 4\n";
+        return text;
+    };
+    const auto read = [](const std::string& text) {
+        std::istringstream in(text);
+        alloc_count::start();
+        const quoct::io::point_cloud c = quoct::io::read_ply(in, "long.ply");
+        alloc_count::stop();
+        CHECK(c.properties.size() == c.size());
+        return alloc_count::allocated();
+    };
+    const alloc_count::totals s = read(ply(2000)), l = read(ply(16000));
+    INFO("2000: " << s.blocks << " blocks, " << s.bytes << " bytes; 16000: " << l.blocks << " blocks, " << l.bytes << " bytes");
+    CHECK(l.blocks < 16 * s.blocks);
+    CHECK(l.bytes < 16 * s.bytes);
 }
 
 TEST_CASE("io names: a GeoJSON feature of many properties is written in work linear in its size", "[io][names][geo]") {
