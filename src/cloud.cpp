@@ -49,9 +49,13 @@ private:
     std::size_t number_ = 0;
 };
 
-double finite_number(std::string_view token, const std::string& source, std::size_t line, const std::string& what) {
+// The value of `token`, or parse_error naming it what() when it is not a finite number. The
+// name is made only then: made for every value, it cost a PLY the length of a property's name
+// per value, whatever that length (a file of long names read in time quadratic in its size).
+template <class What>
+double finite_number(std::string_view token, const std::string& source, std::size_t line, What&& what) {
     const std::optional<double> v = parse_number(token);
-    if (!v) throw parse_error(source, line, what + ": '" + std::string(token) + "' is not a finite number");
+    if (!v) throw parse_error(source, line, what() + ": '" + std::string(token) + "' is not a finite number");
     return *v;
 }
 
@@ -256,8 +260,9 @@ void read_ply_ascii(std::string_view text, const ply_header& h, const vertex_lay
                 const auto take = [&]() -> double {
                     if (t == tok.size())
                         throw parse_error(source, n, el.name + " " + std::to_string(i) + ": too few values");
-                    return finite_number(tok[t++], source, n,
-                                         el.name + " " + std::to_string(i) + ": property '" + prop.name + "'");
+                    return finite_number(tok[t++], source, n, [&] {
+                        return el.name + " " + std::to_string(i) + ": property '" + prop.name + "'";
+                    });
                 };
                 if (!prop.list) {
                     values[p] = take();
@@ -343,7 +348,7 @@ point_cloud read_xyz(std::istream& in, const std::string& source) {
                                   std::to_string(tok.size()));
         }
         for (std::size_t c = 0; c < width; ++c) {
-            const double v = finite_number(tok[c], source, n, "column " + std::to_string(c + 1));
+            const double v = finite_number(tok[c], source, n, [c] { return "column " + std::to_string(c + 1); });
             (c < 3 ? out.xyz : out.properties).push_back(v);
         }
     }

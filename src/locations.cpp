@@ -12,12 +12,15 @@
 #include <sstream>
 #include <optional>
 #include <ostream>
+#include <string_view>
 #include <system_error>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <nlohmann/json.hpp>
 
 #include "file_text.hpp"
+#include "ordered_json.hpp"
 
 namespace quoct {
 namespace io {
@@ -80,20 +83,40 @@ std::string kilometres(double metres) {
 bool has_altitudes(const location_table& table) { return !table.altitudes.empty(); }
 bool has_feature_ids(const location_table& table) { return !table.feature_ids.empty(); }
 
-// Names `wanted` apart from every name in `taken`: the name itself if free, else the first of
-// name_2, name_3, ... that is neither taken nor one of the names still to come (`later`).
-std::vector<std::string> unique_names(const std::vector<std::string>& wanted, std::vector<std::string> taken) {
+// Names `wanted` apart from every name in `reserved`: the name itself if free, else the first
+// of name_2, name_3, ... that is neither taken (reserved, or given to an earlier name) nor one
+// of the names still to come, which keep their own names that way.
+//
+// In time linear in the names' total length: taken names in a hash set, the names still to
+// come counted in a hash map, and per name a counter of the suffix to try next. The counter
+// never needs to go back: a suffixed name passed over stays unusable, since once taken it
+// stays taken, and one still to come is taken when its turn comes (by itself, or already).
+// A passed-over candidate is reserved or wanted (only `name` makes name_n, which splits back
+// at its last '_'), each at most once, so the retries add up to at most their number.
+std::vector<std::string> unique_names(const std::vector<std::string>& wanted, const std::vector<std::string>& reserved) {
     std::vector<std::string> out;
-    const auto in = [](const std::vector<std::string>& v, const std::string& s) {
-        return std::find(v.begin(), v.end(), s) != v.end();
+    out.reserve(wanted.size());  // never reallocated, so the views of `taken` into it stay valid
+    std::unordered_set<std::string_view> taken(reserved.begin(), reserved.end());
+    std::unordered_map<std::string_view, std::size_t> to_come, next_suffix;
+    for (const std::string& name : wanted) ++to_come[name];
+    const auto usable = [&](const std::string& candidate) {
+        if (taken.count(candidate) != 0) return false;
+        const auto later = to_come.find(candidate);
+        return later == to_come.end() || later->second == 0;
     };
-    for (std::size_t i = 0; i < wanted.size(); ++i) {
-        std::string name = wanted[i];
-        const std::vector<std::string> later(wanted.begin() + static_cast<std::ptrdiff_t>(i) + 1, wanted.end());
-        for (std::size_t n = 2; in(taken, name) || (name != wanted[i] && in(later, name)); ++n)
-            name = wanted[i] + "_" + std::to_string(n);
-        taken.push_back(name);
-        out.push_back(std::move(name));
+    for (const std::string& name : wanted) {
+        --to_come[name];
+        if (taken.count(name) == 0) {
+            out.push_back(name);
+        } else {
+            std::size_t& n = next_suffix.try_emplace(name, 2).first->second;
+            std::string candidate;
+            do {
+                candidate = name + "_" + std::to_string(n++);
+            } while (!usable(candidate));
+            out.push_back(std::move(candidate));
+        }
+        taken.insert(out.back());
     }
     return out;
 }
@@ -176,13 +199,17 @@ void write_geojson(std::ostream& out, const location_table& table, const std::ve
     for (std::size_t i = 0; i < hits.size(); ++i) {
         const hit& h = hits[i];
         json properties = json::object(), value;
+        // The names are unique, so each is appended: properties[name] would compare it with
+        // every earlier one (ordered_json searches), quadratic in the columns.
+        auto& members = properties.get_ref<json::object_t&>();
         if (first == 1) {
             const value_kind kind = h.center < options.center_kinds.size() ? options.center_kinds[h.center] : value_kind::text;
-            if (json_value(center_label(options, h), kind, value)) properties[names[0]] = value;
+            if (json_value(center_label(options, h), kind, value)) members.emplace_back(names[0], std::move(value));
         }
         for (std::size_t c = 0; c < table.columns.size(); ++c)
-            if (json_value(table.values.field(h.id, c), table.kind(h.id, c), value)) properties[names[first + c]] = value;
-        if (options.with_distance) properties[names.back()] = std::round(h.metres) / 1000;
+            if (json_value(table.values.field(h.id, c), table.kind(h.id, c), value))
+                members.emplace_back(names[first + c], std::move(value));
+        if (options.with_distance) members.emplace_back(names.back(), std::round(h.metres) / 1000);
         json coordinates = {table.locations[h.id].lon, table.locations[h.id].lat};
         if (has_altitudes(table) && !std::isnan(table.altitudes[h.id])) coordinates.push_back(table.altitudes[h.id]);
         json feature = {{"type", "Feature"}};
@@ -224,22 +251,29 @@ const json* properties_of(const json& feature) {
     return properties == feature.end() || !properties->is_object() ? nullptr : &*properties;
 }
 
-// Adds to `columns` the property names of `feature` not there yet, in order.
-void add_columns(const json& feature, location_table& out) {
+// Adds to out.columns the property names of `feature` not there yet, in order; `column_of`
+// maps each column's name (a view into the document) to its index. Counts a look-up a name.
+void add_columns(const json& feature, std::unordered_map<std::string_view, std::size_t>& column_of,
+                 location_table& out, std::size_t& probes) {
     if (const json* properties = properties_of(feature))
-        for (const auto& item : properties->items())
-            if (out.find_column(item.key()) == out.columns.size()) out.columns.push_back(item.key());
+        for (const auto& item : properties->items()) {
+            ++probes;
+            if (column_of.emplace(item.key(), out.columns.size()).second) out.columns.push_back(item.key());
+        }
 }
 
 // Appends the properties of `feature` as the next record's values and kinds, one per column
 // (`column_of` maps a name to its column); a property it lacks is "" and value_kind::missing.
+// Counts a look-up a name.
 void keep_properties(const json& feature, const std::unordered_map<std::string_view, std::size_t>& column_of,
-                     std::vector<std::string>& text, std::vector<std::string_view>& views, location_table& out) {
+                     std::vector<std::string>& text, std::vector<std::string_view>& views, location_table& out,
+                     std::size_t& probes) {
     const std::size_t first = out.kinds.size();
     text.assign(out.columns.size(), std::string());
     out.kinds.resize(first + out.columns.size(), value_kind::missing);
     if (const json* properties = properties_of(feature))
         for (const auto& item : properties->items()) {
+            ++probes;
             const std::size_t c = column_of.at(item.key());
             const json& v = item.value();
             text[c] = v.is_string() ? v.get<std::string>() : v.is_null() ? std::string() : v.dump();
@@ -395,10 +429,12 @@ location_table read_locations_csv(const std::string& path, const read_options& o
     return out;
 }
 
-location_table read_locations_geojson(std::istream& in, const std::string& source, const read_options& options) {
+location_table detail::read_locations_geojson(std::istream& in, const std::string& source, const read_options& options,
+                                              std::size_t* key_probes) {
+    std::size_t probes = 0;
     json doc;
     try {
-        doc = json::parse(in);
+        doc = detail::parse_ordered_json(in, &probes);
     } catch (const json::exception& e) {
         throw parse_error(source, 0, std::string("invalid JSON: ") + e.what());
     }
@@ -414,6 +450,7 @@ location_table read_locations_geojson(std::istream& in, const std::string& sourc
     // First the good features and the columns (their property names, in order of first
     // appearance), then their values, stored flat once the width is known.
     std::vector<std::size_t> good;
+    std::unordered_map<std::string_view, std::size_t> column_of;  // views of the document's keys
     for (std::size_t i = 0; i < features->size(); ++i) {
         const json& feature = (*features)[i];
         geo::lonlat where{};
@@ -427,24 +464,27 @@ location_table read_locations_geojson(std::istream& in, const std::string& sourc
         out.locations.push_back(where);
         out.origins.push_back(i + 1);
         out.records.push_back(i + 1);
-        add_columns(feature, out);
+        add_columns(feature, column_of, out, probes);
         const auto id = feature.find("id");
         out.feature_ids.push_back(id != feature.end() ? id->dump() : std::string());
         out.altitudes.push_back(altitude);
     }
-    std::unordered_map<std::string_view, std::size_t> column_of;
-    for (std::size_t c = 0; c < out.columns.size(); ++c) column_of.emplace(out.columns[c], c);
     out.values = text_fields(out.columns.size());
     out.kinds.reserve(good.size() * out.columns.size());
     std::vector<std::string> text;
     std::vector<std::string_view> views;
-    for (const std::size_t i : good) keep_properties((*features)[i], column_of, text, views, out);
+    for (const std::size_t i : good) keep_properties((*features)[i], column_of, text, views, out, probes);
     // Kept only when some feature has one.
     if (std::all_of(out.feature_ids.begin(), out.feature_ids.end(), [](const std::string& id) { return id.empty(); }))
         out.feature_ids.clear();
     if (std::all_of(out.altitudes.begin(), out.altitudes.end(), [](double z) { return std::isnan(z); }))
         out.altitudes.clear();
+    if (key_probes != nullptr) *key_probes += probes;
     return out;
+}
+
+location_table read_locations_geojson(std::istream& in, const std::string& source, const read_options& options) {
+    return detail::read_locations_geojson(in, source, options, nullptr);
 }
 
 location_table read_locations_geojson(const std::string& path, const read_options& options) {

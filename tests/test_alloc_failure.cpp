@@ -53,6 +53,8 @@ struct byte_count {
     std::atomic<std::uint64_t> round{0};
     std::atomic<long long> live{0};
     std::atomic<long long> peak{0};
+    std::atomic<long long> blocks{0};  // all allocated in the round, freed or not
+    std::atomic<long long> total{0};   // their bytes
 };
 byte_count bytes;
 constexpr std::size_t header = alignof(std::max_align_t) < 2 * sizeof(std::uint64_t) ? 2 * sizeof(std::uint64_t)
@@ -66,6 +68,8 @@ void* allocate(std::size_t n) {
         std::memcpy(p, &size, sizeof size);
         std::memcpy(p + sizeof size, &round, sizeof round);
         if (round != 0) {
+            ++bytes.blocks;
+            bytes.total += static_cast<long long>(n);
             const long long now = bytes.live += static_cast<long long>(n);
             for (long long was = bytes.peak.load(); now > was && !bytes.peak.compare_exchange_weak(was, now);) {
             }
@@ -155,6 +159,8 @@ void operator delete[](void* p, const std::nothrow_t&) noexcept { release(p); }
 void alloc_count::start() noexcept {
     bytes.live = 0;
     bytes.peak = 0;
+    bytes.blocks = 0;
+    bytes.total = 0;
     ++bytes.round;
     bytes.on = true;
 }
@@ -162,6 +168,10 @@ void alloc_count::start() noexcept {
 std::size_t alloc_count::stop() noexcept {
     bytes.on = false;
     return static_cast<std::size_t>(bytes.peak.load());
+}
+
+alloc_count::totals alloc_count::allocated() noexcept {
+    return {static_cast<std::size_t>(bytes.blocks.load()), static_cast<std::size_t>(bytes.total.load())};
 }
 
 namespace {

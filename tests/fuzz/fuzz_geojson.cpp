@@ -3,7 +3,8 @@
 // locations only, unique property names, one value per column for every record, feature
 // indexes increasing, skipped + kept = features under the skip policy; GeoJSON written by
 // write_locations reads back to the same coordinates. Kept thin: the property checks are
-// only those any reading of the properties must pass.
+// only those any reading of the properties must pass. The reader's JSON parse (linear in the
+// text) reads what nlohmann::ordered_json::parse reads, or fails with the same message.
 #include <cstdint>
 #include <sstream>
 #include <string>
@@ -11,7 +12,24 @@
 
 #include <quoct/io/locations.hpp>
 
+#include <nlohmann/json.hpp>
+
+#include "../../src/ordered_json.hpp"
 #include "fuzz_support.hpp"
+
+namespace {
+
+// The value `parse` reads as compact JSON, or its error message.
+template <class Parse>
+std::string outcome(Parse&& parse) {
+    try {
+        return parse().dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+    } catch (const nlohmann::json::exception& e) {
+        return std::string("error: ") + e.what();
+    }
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     namespace io = quoct::io;
@@ -19,7 +37,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     input in(data, size);
     io::read_options opt;
     opt.on_bad_row = in.byte() & 1 ? io::bad_row_policy::skip : io::bad_row_policy::stop;
-    std::istringstream text(in.rest());
+    const std::string bytes = in.rest();
+    const std::string expected = outcome([&] {
+        std::istringstream whole(bytes);
+        return nlohmann::ordered_json::parse(whole);
+    });
+    const std::string got = outcome([&] {
+        std::istringstream whole(bytes);
+        return io::detail::parse_ordered_json(whole);
+    });
+    QUOCT_FUZZ_CHECK(got == expected, "parse_ordered_json read " + got + ", ordered_json::parse " + expected);
+    std::istringstream text(bytes);
     io::location_table loc;
     try {
         loc = io::read_locations_geojson(text, "fuzz.geojson", opt);
