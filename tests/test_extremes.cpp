@@ -5,6 +5,7 @@
 // geometry.hpp, written a second time in a way that shares nothing with the library's.
 #include "test_support.hpp"
 
+#include <quoct/dynamic.hpp>
 #include <quoct/pairs.hpp>
 #include <quoct/periodic.hpp>
 
@@ -63,19 +64,32 @@ dyadic round_to(dyadic v, int p) {
 
 bool less_equal(const dyadic& a, const dyadic& b) { return align_add(a, b, true).m <= 0; }
 
-/// The oracle: distance_sq(p, c) <= r * r with every operation rounded to T's precision.
+/// The oracle's distance_sq: the sum of the squares of offset(a), every operation rounded
+/// to T's precision.
 template <class T, std::size_t D, class Offset>
-bool oracle_within(Offset offset, T r) {
+dyadic oracle_sum(Offset offset) {
     constexpr int p = std::numeric_limits<T>::digits;
-    if (std::isinf(r)) return true;
     dyadic s;
     for (std::size_t a = 0; a < D; ++a) {
         const dyadic d = offset(a);
         const dyadic sq = round_to(times(d, d), p);
         s = a == 0 ? sq : round_to(align_add(s, sq, false), p);
     }
-    const dyadic rr = round_to(times(exact(r), exact(r)), p);
-    return less_equal(s, rr);
+    return s;
+}
+
+/// The oracle: distance_sq(p, c) <= r * r with every operation rounded to T's precision.
+template <class T, std::size_t D, class Offset>
+bool oracle_within(Offset offset, T r) {
+    if (std::isinf(r)) return true;
+    const dyadic rr = round_to(times(exact(r), exact(r)), std::numeric_limits<T>::digits);
+    return less_equal(oracle_sum<T, D>(offset), rr);
+}
+
+template <class T, std::size_t D>
+dyadic oracle_distance(const quoct::point<T, D>& c, const quoct::point<T, D>& q) {
+    constexpr int p = std::numeric_limits<T>::digits;
+    return oracle_sum<T, D>([&](std::size_t a) { return round_to(align_add(exact(q[a]), exact(c[a]), true), p); });
 }
 
 template <class T, std::size_t D>
@@ -83,6 +97,21 @@ bool oracle_contains(const quoct::point<T, D>& c, T r, const quoct::point<T, D>&
     constexpr int p = std::numeric_limits<T>::digits;
     return oracle_within<T, D>(
         [&](std::size_t a) { return round_to(align_add(exact(q[a]), exact(c[a]), true), p); }, r);
+}
+
+/// The oracle's k nearest of pts to c within r: ids by (distance, id).
+template <class T, std::size_t D>
+std::vector<std::uint32_t> oracle_nearest(const points<T, D>& pts, const quoct::point<T, D>& c, std::size_t k, T r) {
+    std::vector<std::pair<dyadic, std::uint32_t>> all;
+    for (std::size_t i = 0; i < pts.size(); ++i)
+        if (oracle_contains(c, r, pts[i])) all.emplace_back(oracle_distance(c, pts[i]), static_cast<std::uint32_t>(i));
+    std::sort(all.begin(), all.end(), [](const auto& x, const auto& y) {
+        const bool xy = less_equal(x.first, y.first), yx = less_equal(y.first, x.first);
+        return xy != yx ? xy : x.second < y.second;
+    });
+    std::vector<std::uint32_t> ids;
+    for (std::size_t i = 0; i < std::min(k, all.size()); ++i) ids.push_back(all[i].second);
+    return ids;
 }
 
 /// A value at any scale of T: a small odd or even integer times a power of two between
@@ -297,6 +326,81 @@ TEMPLATE_TEST_CASE("extremes: periodic balls with huge and tiny periods follow t
             INFO("length " << length << " query " << q << " r " << r);
             REQUIRE(id_diff(index.query(quoct::ball<T, D>{c, r}), want) == "");
             REQUIRE(index.count(quoct::ball<T, D>{c, r}) == want.size());
+            // k-nearest under the minimum image, by the oracle's distance.
+            std::vector<std::pair<dyadic, std::uint32_t>> all;
+            for (std::size_t i = 0; i < pts.size(); ++i)
+                all.emplace_back(oracle_sum<T, D>([&](std::size_t a) {
+                                     if (a == 0) return exact(domain.axis_distance(0, pts[i][0], c[0]));
+                                     return round_to(align_add(exact(pts[i][1]), exact(c[1]), true), p);
+                                 }),
+                                 static_cast<std::uint32_t>(i));
+            std::sort(all.begin(), all.end(), [](const auto& x, const auto& y) {
+                const bool xy = less_equal(x.first, y.first), yx = less_equal(y.first, x.first);
+                return xy != yx ? xy : x.second < y.second;
+            });
+            const std::size_t k = 1 + g.below(12);
+            std::vector<std::uint32_t> nearest_want;
+            for (std::size_t i = 0; i < k; ++i) nearest_want.push_back(all[i].second);
+            REQUIRE(index.nearest(c, k) == nearest_want);
         }
     }
+}
+
+TEMPLATE_LIST_TEST_CASE("extremes: k-nearest orders by the exact distance at every scale", "[extremes][knn]",
+                        extreme_configs) {
+    using T = typename TestType::scalar;
+    constexpr std::size_t D = TestType::dimension;
+    using Id = std::uint32_t;
+    rng g(41);
+    for (int set = 0; set < 8; ++set) {
+        points<T, D> pts;
+        points<T, D> centres(3);
+        for (auto& c : centres)
+            for (std::size_t a = 0; a < D; ++a) c[a] = set % 3 == 0 ? T(0) : signed_extreme<T>(g);
+        for (int i = 0; i < 120; ++i) pts.push_back(near_point(g, centres[g.below(3)]));
+        for (int i = 0; i < 10; ++i) pts.push_back(pts[g.below(pts.size())]);
+        const quoct::orthtree<T, D> tree(pts, quoct::build_options{4});
+        quoct::dynamic_orthtree<T, D> moving;
+        for (const auto& q : pts) moving.insert(q);
+        for (int q = 0; q < 30; ++q) {
+            const quoct::point<T, D> c = q % 2 ? pts[g.below(pts.size())] : near_point(g, centres[g.below(3)]);
+            const std::size_t k = 1 + g.below(q % 3 == 0 ? 40 : 5);
+            const T r = q % 4 == 0 ? extreme_value<T>(g) : std::numeric_limits<T>::infinity();
+            const std::vector<Id> want = oracle_nearest(pts, c, k, r);
+            for (int which = 0; which < 2; ++which) {
+                std::vector<quoct::neighbor<T, Id>> got;
+                if (which == 0) tree.nearest(c, k, r, got);
+                else moving.nearest(c, k, r, got);
+                std::vector<Id> ids;
+                for (const auto& x : got) ids.push_back(x.id);
+                INFO("set " << set << " query " << q << " k " << k << " r " << r << (which ? " dynamic" : " orthtree"));
+                REQUIRE(ids == want);
+                for (std::size_t i = 1; i < got.size(); ++i) CHECK(got[i - 1].distance_sq <= got[i].distance_sq);
+            }
+        }
+    }
+}
+
+TEST_CASE("extremes: k-nearest reproducers", "[extremes][knn]") {
+    using P1 = quoct::point<double, 1>;
+    // Far apart: both squared distances overflow, yet 3e200 is nearer 2.9e200 than 0 is.
+    const std::vector<P1> pts{P1{{0.0}}, P1{{3e200}}};
+    const quoct::orthtree<double, 1> tree(pts);
+    CHECK(tree.nearest(P1{{2.9e200}}, 2) == std::vector<std::uint32_t>{1, 0});
+    std::vector<quoct::neighbor<double, std::uint32_t>> got;
+    tree.nearest(P1{{0.0}}, 2, 2e200, got);
+    REQUIRE(got.size() == 1);
+    CHECK(got[0].id == 0);
+    // Under T's smallest square: 2e-200 is nearer than 3e-200, though both squares are 0 in T.
+    const std::vector<P1> tiny{P1{{3e-200}}, P1{{2e-200}}, P1{{-2.5e-200}}};
+    const quoct::orthtree<double, 1> small(tiny);
+    CHECK(small.nearest(P1{{0.0}}, 3) == std::vector<std::uint32_t>{1, 2, 0});
+    small.nearest(P1{{0.0}}, 3, 0.0, got);
+    CHECK(got.empty());
+    small.nearest(P1{{0.0}}, 3, 2.5e-200, got);
+    REQUIRE(got.size() == 2);
+    CHECK(got[0].id == 1);
+    CHECK(got[1].id == 2);
+    // The query's own point first, at distance 0 exactly.
+    CHECK(small.nearest(P1{{3e-200}}, 1) == std::vector<std::uint32_t>{0});
 }

@@ -606,18 +606,27 @@ std::vector<Id> brute_if(const points<T, D>& pts, Pred pred) {
     return out;
 }
 
-/// The min(k, n) nearest points to p by distance_sq, ties by smaller id.
+/// The min(k, n) nearest points to p by distance_sq, ties by smaller id: the squared
+/// distances of the ball predicate, with no overflow or underflow (detail::wide, itself
+/// checked against an exact big-integer oracle in test_extremes.cpp), reported rounded to T.
 template <class Id = std::uint32_t, class T, std::size_t D>
 std::vector<quoct::neighbor<T, Id>> brute_nearest(const points<T, D>& pts, const quoct::point<T, D>& p, std::size_t k) {
-    std::vector<quoct::neighbor<T, Id>> all(pts.size());
-    for (std::size_t i = 0; i < pts.size(); ++i) all[i] = {static_cast<Id>(i), quoct::distance_sq(pts[i], p)};
-    const auto before = [](const quoct::neighbor<T, Id>& x, const quoct::neighbor<T, Id>& y) {
-        return x.distance_sq < y.distance_sq || (x.distance_sq == y.distance_sq && x.id < y.id);
+    struct measured {
+        quoct::detail::wide<T> d;
+        Id id;
+    };
+    std::vector<measured> all(pts.size());
+    for (std::size_t i = 0; i < pts.size(); ++i)
+        all[i] = {quoct::detail::wide_sum_sq<T, D>(quoct::detail::point_offsets<T, D>{pts[i], p}), static_cast<Id>(i)};
+    const auto before = [](const measured& x, const measured& y) {
+        const bool xy = quoct::detail::wide_less_equal(x.d, y.d), yx = quoct::detail::wide_less_equal(y.d, x.d);
+        return xy != yx ? xy : x.id < y.id;
     };
     k = std::min(k, all.size());
     std::partial_sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(k), all.end(), before);
-    all.resize(k);
-    return all;
+    std::vector<quoct::neighbor<T, Id>> out(k);
+    for (std::size_t i = 0; i < k; ++i) out[i] = {all[i].id, quoct::detail::wide_value(all[i].d)};
+    return out;
 }
 
 // --- comparison --------------------------------------------------------------------------

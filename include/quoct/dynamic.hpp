@@ -400,9 +400,14 @@ public:
         detail::check_point(p, "nearest query point");
         detail::check_k(k);
         detail::check_radius(radius, "nearest");
-        detail::run_nearest<T, Id>(out, k, live_, radius, [&](const auto& set, auto&& sink) {
-            search_nearest(detail::euclidean_metric<T, D>{p}, set, sink);
-        });
+        detail::run_nearest_sq<T, D, Id>(
+            out, k, live_, radius,
+            [&](const auto& set, auto&& sink) { search_nearest(detail::euclidean_metric<T, D>{p}, set, sink); },
+            [&](Id id) { return point(id) == p; },
+            [&](T upper, auto&& f) {
+                visit_shape(detail::ball_query<T, D>(p, detail::radius_bound<T, D>::at_most(upper)), f);
+            },
+            [&](const point_type& q) { return detail::point_offsets<T, D>{q, p}; });
     }
     /// Advanced: orthtree::search_nearest over the live points (snapshot, side trees and
     /// tail, all feeding one set), calling sink(id, distance) with our ids. Same contract.

@@ -285,6 +285,14 @@ struct radius_bound {
         }
     }
 
+    /// A bound that admits exactly the rounded s <= most (a filter, not a radius).
+    static radius_bound at_most(T most) noexcept {
+        radius_bound b(T(0));
+        b.sure_in = b.sure_out = b.r_sq = most;
+        b.plain = true;
+        return b;
+    }
+
     /// The unbounded squared distance s is within the radius.
     bool within(wide<T> s) const noexcept { return wide_less_equal(s, r_sq_wide); }
 

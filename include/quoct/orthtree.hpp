@@ -361,13 +361,18 @@ public:
         // Points are offered by storage position; the set reads an id only for a tie and
         // for the answers.
         const Id* ids = ids_.data();
-        detail::run_nearest<T, Id>(
+        detail::run_nearest_sq<T, D, Id>(
             out, k, size_, radius,
             [&](const auto& set, auto&& sink) {
                 const detail::euclidean_metric<T, D> metric{p};
                 if (k == 1) find_nearest<true>(metric, set, sink);
                 else find_nearest<false>(metric, set, sink);
             },
+            [&](Id position) { return point_at(position) == p; },
+            [&](T upper, auto&& f) {
+                visit_in(detail::ball_query<T, D>(p, detail::radius_bound<T, D>::at_most(upper)), f);
+            },
+            [&](const point_type& q) { return detail::point_offsets<T, D>{q, p}; },
             [ids](Id position) { return ids[position]; });
     }
     /// As nearest(p, k, out), giving ids only.

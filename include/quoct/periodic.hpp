@@ -388,9 +388,18 @@ public:
         detail::check_k(k);
         detail::check_radius(radius, "nearest");
         domain_.check(p, "nearest query point");
-        detail::run_nearest<T, Id>(out, k, size(), radius, [&](const auto& set, auto&& sink) {
-            base_.search_nearest(detail::sim::periodic_metric_nearest<T, D>{domain_, p}, set, sink);
-        });
+        detail::run_nearest_sq<T, D, Id>(
+            out, k, size(), radius,
+            [&](const auto& set, auto&& sink) {
+                base_.search_nearest(detail::sim::periodic_metric_nearest<T, D>{domain_, p}, set, sink);
+            },
+            [&](Id id) { return base_.point(id) == p; },
+            [&](T upper, auto&& f) {
+                base_.visit_shape(periodic_ball_query<T, D>{domain_, p, detail::radius_bound<T, D>::at_most(upper)}, f);
+            },
+            [&](const point_type& q) {
+                return [this, q, &p](std::size_t a) { return domain_.wide_axis_distance(a, q[a], p[a]); };
+            });
     }
     /// As nearest(p, k, out), returning the ids.
     std::vector<Id> nearest(const point_type& p, std::size_t k) const {

@@ -13,9 +13,12 @@
 #define QUOCT_DETAIL_KNN_HPP
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <limits>
 #include <vector>
+
+#include "../geometry.hpp"
 
 namespace quoct {
 
@@ -140,6 +143,24 @@ public:
         }
     }
 
+    /// True if a kept distance lies at an end of T's range, outside (low, infinity), unless
+    /// it is 0 and exact_zero(key) says that candidate is truly at distance 0: where a
+    /// rounded square may have underflowed or overflowed (see run_nearest_sq).
+    template <class ExactZero>
+    bool kept_at_the_ends(T low, ExactZero&& exact_zero) const {
+        const T inf = std::numeric_limits<T>::infinity();
+        const auto odd = [&](T d, Id key) { return !(d > low && d < inf) && !(d == 0 && exact_zero(key)); };
+        if (sorted_) {
+            if (count_ == 0 || (dist_[1] > low && dist_[count_] < inf)) return false;
+            for (std::size_t i = 1; i <= count_; ++i)
+                if (odd(dist_[i], key_[i])) return true;
+            return false;
+        }
+        for (const Neighbor& x : out_)
+            if (odd(dist(x), x.id)) return true;
+        return false;
+    }
+
     /// (distance, id) order: the order of every nearest answer.
     static bool before(const Neighbor& x, const Neighbor& y) noexcept {
         return dist(x) < dist(y) || (dist(x) == dist(y) && x.id < y.id);
@@ -176,6 +197,55 @@ void run_nearest(std::vector<neighbor<T, Id>>& out, std::size_t k, std::size_t n
     knn_set<T, Id, neighbor<T, Id>, IdOf> set(out, std::min(k, std::max<std::size_t>(n, 1)), radius * radius, id_of);
     search(set, [&set](Id key, T d) { set.offer(key, d); });
     set.finish();
+}
+
+/// run_nearest for the squared distances of the ball predicate (geometry.hpp), exact where
+/// a square or a sum would overflow or underflow T: the best min(k, n) by (unbounded
+/// distance_sq, id) within the closed radius, each reported as that distance rounded to T
+/// (infinity where it exceeds T's range). The search in T answers unless a radius at the
+/// ends of T's range or a kept distance outside (flip_bound, infinity) makes it doubtful
+/// (the query's own point, at distance 0 exactly, is not doubtful); then every point whose
+/// rounded distance_sq is at most a bound of the answer's is measured as wide<T> and sorted.
+/// That bound is the larger of flip_bound and the k-th rounded distance (a kept distance
+/// differs from its unbounded value only when both are at most flip_bound), or the radius
+/// bound's sure_out when fewer than k were found. Only an answer whose distances overflow
+/// T needs every point.
+///
+/// search(set, sink) as run_nearest's; at_query(key): the candidate's point equals the
+/// query on every axis; gather(upper, f): f(id, point) for every point whose rounded
+/// distance_sq is at most upper (a superset will do); offsets(point)(a): the unbounded
+/// |point - query| on axis a, as wide<T>.
+template <class T, std::size_t D, class Id, class Search, class AtQuery, class Gather, class Offsets,
+          class IdOf = same_id>
+void run_nearest_sq(std::vector<neighbor<T, Id>>& out, std::size_t k, std::size_t n, T radius, Search&& search,
+                    AtQuery&& at_query, Gather&& gather, Offsets&& offsets, IdOf id_of = IdOf{}) {
+    const radius_bound<T, D> cap(radius);
+    const T flip = radius_bound<T, D>::flip_bound();
+    const std::size_t kk = std::min(k, std::max<std::size_t>(n, 1));
+    T upper = cap.sure_out;
+    if (cap.plain || std::isinf(cap.r_sq)) {
+        knn_set<T, Id, neighbor<T, Id>, IdOf> set(out, kk, cap.r_sq, id_of);
+        search(set, [&set](Id key, T d) { set.offer(key, d); });
+        if (!set.kept_at_the_ends(flip, at_query)) return set.finish();
+        if (set.full()) upper = std::min(upper, std::max(set.bound(), flip));
+    }
+    struct measured {
+        wide<T> d;
+        Id id;
+    };
+    std::vector<measured> found;
+    gather(upper, [&](Id id, const point<T, D>& p) {
+        const wide<T> d = wide_sum_sq<T, D>(offsets(p));
+        if (std::isinf(radius) || cap.within(d)) found.push_back(measured{d, id});
+    });
+    const auto before = [](const measured& x, const measured& y) {
+        if (wide_less_equal(x.d, y.d) != wide_less_equal(y.d, x.d)) return wide_less_equal(x.d, y.d);
+        return x.id < y.id;
+    };
+    const std::size_t keep = std::min(kk, found.size());
+    std::partial_sort(found.begin(), found.begin() + static_cast<std::ptrdiff_t>(keep), found.end(), before);
+    out.clear();
+    for (std::size_t i = 0; i < keep; ++i) out.push_back(neighbor<T, Id>{found[i].id, wide_value(found[i].d)});
 }
 
 }  // namespace detail
