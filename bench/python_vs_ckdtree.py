@@ -6,7 +6,9 @@ over quoct's: above 1, quoct is faster).
 Workloads (fixed seeds): uniform3d (n points uniform in the unit cube), clustered3d (64
 Gaussian blobs of very different size and weight plus 2% background, like the C++
 benchmarks), bunny3d (n points sampled by area on the Stanford bunny's surface,
-data/bunny*.csv), cities2d (the 135k cities of data/cities.csv as lon, lat).
+data/bunny*.csv), cities2d (the 135k cities of data/cities.csv as lon, lat), scales3d
+(distances from the origin log-uniform over 1e-20..1e20) and lastbits3d (points equal but
+for their last 12 bits); the last two only when named in --workloads.
 
 Operations: build; query_ball_point for `--centres` balls centred on data points in random
 order, radius calibrated for 32 and 256 results on average (lists, and
@@ -72,7 +74,21 @@ def cities2d(n, rng):
     return np.array(rows)
 
 
-WORKLOADS = {"uniform3d": uniform3d, "clustered3d": clustered3d, "bunny3d": bunny3d, "cities2d": cities2d}
+def scales3d(n, rng):
+    """Distances from the origin log-uniform over 1e-20..1e20, in random directions: data at
+    every scale (a zoom-in simulation, metres mixing planetary and laboratory sizes)."""
+    direction = rng.standard_normal((n, 3))
+    direction /= np.linalg.norm(direction, axis=1)[:, None]
+    return direction * 10.0 ** rng.uniform(-20, 20, n)[:, None]
+
+
+def lastbits3d(n, rng):
+    """Points equal but for their last 12 bits: 1 + j ulp on each axis, j < 4096."""
+    return 1.0 + rng.integers(0, 4096, (n, 3)) * np.finfo(np.float64).eps
+
+
+WORKLOADS = {"uniform3d": uniform3d, "clustered3d": clustered3d, "bunny3d": bunny3d, "cities2d": cities2d,
+             "scales3d": scales3d, "lastbits3d": lastbits3d}
 
 
 GC_OFF = False  # --gc-off: Python's cyclic garbage collector disabled while timing
@@ -172,7 +188,8 @@ def main():
     ap.add_argument("--n", type=int, default=1_000_000, help="points per synthetic workload (cities: all 135k)")
     ap.add_argument("--centres", type=int, default=100_000, help="query centres")
     ap.add_argument("--repeat", type=int, default=3, help="runs per measurement; the best is kept")
-    ap.add_argument("--workloads", default=",".join(WORKLOADS), help="comma-separated subset")
+    ap.add_argument("--workloads", default="uniform3d,clustered3d,bunny3d,cities2d",
+                    help="comma-separated, from " + ",".join(WORKLOADS))
     ap.add_argument("--gc-off", action="store_true",
                     help="disable Python's cyclic GC while timing (quoct pauses it itself while it makes lists; "
                          "cKDTree does not, so this times both without it)")

@@ -238,6 +238,15 @@ wide<T> wide_sum_sq(Axis&& axis) {
     return s;
 }
 
+/// 2^e in T, exactly (for e in T's range), in a constant expression.
+template <class T>
+constexpr T power_of_two(long e) noexcept {
+    T x = 1;
+    for (long i = 0; i < e; ++i) x *= 2;
+    for (long i = 0; i > e; --i) x /= 2;
+    return x;
+}
+
 /// A radius squared once, and how a squared distance s, as T rounds it (overflow and
 /// underflow included), is compared with it under the predicate. Underflow can make such
 /// an s differ from the unbounded one only while both are at most flip_bound() (an
@@ -253,24 +262,32 @@ struct radius_bound {
     T r_sq;      // r * r in T
     T sure_in;   // a rounded s <= sure_in is inside
     T sure_out;  // a rounded s > sure_out is outside
-    wide<T> r_sq_wide;
     bool plain;  // sure_in == sure_out == r_sq
 
     /// 2^(min_exponent - 1 + (digits + 3) (D - 1)): float 2^-72 in 3D, double 2^-910.
-    static T flip_bound() noexcept {
-        using lim = std::numeric_limits<T>;
-        const long e = (lim::min_exponent - 1) + static_cast<long>(lim::digits + 3) * static_cast<long>(D - 1);
-        return e >= lim::max_exponent ? lim::infinity() : std::ldexp(T(1), static_cast<int>(e));
-    }
+    static constexpr T flip_bound() noexcept { return flip_; }
 
     /// For a radius r >= 0 (infinity takes every point).
-    explicit radius_bound(T r) noexcept : radius_bound(r, std::isinf(r) ? wide<T>{} : to_wide(r)) {}
+    explicit radius_bound(T r) noexcept : radius_bound(r, wide<T>{}, false) {}
 
     /// For a radius given in T and as the unbounded value it rounds (they differ only
     /// where r overflowed to infinity: a sum of two radii).
-    radius_bound(T r, wide<T> exact) noexcept : r_sq(r * r), r_sq_wide(wide_square(exact)), plain(false) {
-        const T flip = flip_bound();
-        if (std::isinf(r) && exact.m == 0) {  // an infinite radius: every point
+    radius_bound(T r, wide<T> exact) noexcept : radius_bound(r, exact, true) {}
+
+private:
+    static constexpr long flip_exponent = (std::numeric_limits<T>::min_exponent - 1) +
+                                          static_cast<long>(std::numeric_limits<T>::digits + 3) * static_cast<long>(D - 1);
+    static constexpr T flip_ = flip_exponent >= std::numeric_limits<T>::max_exponent
+                                   ? std::numeric_limits<T>::infinity()
+                                   : power_of_two<T>(flip_exponent);
+    T r_;            // the radius, for the slow path (unless exact_ is given)
+    wide<T> exact_;  // the unbounded radius, when it is not r_ itself
+    bool has_exact_;
+
+    radius_bound(T r, wide<T> exact, bool has_exact) noexcept
+        : r_sq(r * r), plain(false), r_(r), exact_(exact), has_exact_(has_exact) {
+        const T flip = flip_;
+        if (std::isinf(r) && !(has_exact && exact.m != 0)) {  // an infinite radius: every point
             sure_in = sure_out = r_sq;
             plain = true;
         } else if (std::isinf(r_sq)) {  // every finite s is inside
@@ -285,16 +302,20 @@ struct radius_bound {
         }
     }
 
+public:
     /// A bound that admits exactly the rounded s <= most (a filter, not a radius).
     static radius_bound at_most(T most) noexcept {
-        radius_bound b(T(0));
+        radius_bound b{T(0)};
         b.sure_in = b.sure_out = b.r_sq = most;
         b.plain = true;
         return b;
     }
 
     /// The unbounded squared distance s is within the radius.
-    bool within(wide<T> s) const noexcept { return wide_less_equal(s, r_sq_wide); }
+    bool within(wide<T> s) const noexcept {
+        if (std::isinf(r_) && !has_exact_) return true;
+        return wide_less_equal(s, wide_square(has_exact_ ? exact_ : to_wide(r_)));
+    }
 
     /// The predicate for a squared distance s as T rounds it, axis(a) giving the axis
     /// differences as wide<T> for the rare s that needs them.
