@@ -80,34 +80,6 @@ void order_results(std::vector<neighbor<T, Id>>& out, result_order order) {
     if (order == result_order::nearest_first) std::sort(out.begin(), out.end(), knn_set<T, Id>::before);
 }
 
-/// A fixed-capacity LIFO of traversal entries, on the stack when small.
-template <class Entry, std::size_t Capacity, bool Small = (Capacity * sizeof(Entry) <= 16384)>
-class fixed_stack {
-public:
-    void push(const Entry& e) noexcept { items_[size_++] = e; }
-    Entry pop() noexcept { return items_[--size_]; }
-    bool empty() const noexcept { return size_ == 0; }
-    Entry* data() noexcept { return items_.data(); }
-
-private:
-    std::array<Entry, Capacity> items_;
-    std::size_t size_ = 0;
-};
-
-template <class Entry, std::size_t Capacity>
-class fixed_stack<Entry, Capacity, false> {
-public:
-    fixed_stack() : items_(Capacity) {}
-    void push(const Entry& e) noexcept { items_[size_++] = e; }
-    Entry pop() noexcept { return items_[--size_]; }
-    bool empty() const noexcept { return size_ == 0; }
-    Entry* data() noexcept { return items_.data(); }
-
-private:
-    std::vector<Entry> items_;
-    std::size_t size_ = 0;
-};
-
 /// Calls f(args...) and reports whether to go on: f may return void (always go on) or
 /// something convertible to bool (false stops).
 template <class F, class... Args>
@@ -435,7 +407,18 @@ private:
         Id begin;  // the node's points are [begin, nodes_[skip].begin)
         Id skip;   // the next node after this subtree in pre-order; index + 1 for a leaf
     };
-    static constexpr std::size_t stack_capacity = max_depth_limit * (fanout - 1) + 1;
+    // A node a nearest search defers, with its lower bound.
+    struct deferred {
+        Id index;
+        T distance;
+    };
+    // A nearest search keeps its path (depth() + 1 nodes) and its stack of deferred nodes
+    // (each a distinct node, at most fanout - 1 a level and one more) on the thread's stack
+    // in trees up to inline_depth deep (and in 16 KiB), on the heap in deeper ones.
+    static constexpr std::size_t inline_depth = 64;
+    static constexpr std::size_t inline_deferred =
+        std::min(inline_depth * (fanout - 1) + 1, std::size_t{16384} / sizeof(deferred));
+    std::size_t deferred_bound() const noexcept { return std::min(depth_ * (fanout - 1) + 1, node_count()); }
 
     static box_type empty_box() noexcept {
         box_type b;
@@ -575,13 +558,21 @@ private:
     template <class Source>
     void sort_input(const Source& points, const box_type& all, build_state& st);
     void requantize(std::size_t b, std::size_t e, build_state& st);
-    box_type build_node(std::size_t b, std::size_t e, std::size_t depth, unsigned bits_left, bool fresh,
-                        build_state& st);
+    // A node yet to be built over stored points [b, e): see build_nodes.
+    struct pending {
+        std::size_t b, e, depth;
+        unsigned bits_left;
+        bool fresh;
+    };
+    void build_nodes(build_state& st);
+    std::size_t split_node(pending& t, std::size_t* run_start, build_state& st);
     void set_box(std::size_t ni, const box_type& exact);
     // search_nearest, calling sink(position, distance) (a point's storage position);
     // Single: sink offers every point to a set that keeps one (k == 1).
     template <bool Single, class Metric, class Set, class Sink>
     void find_nearest(const Metric& metric, const Set& set, Sink& sink) const;
+    template <bool Single, bool Shallow, class Metric, class Set, class Sink>
+    void find_nearest_in(const Metric& metric, const Set& set, Sink& sink) const;
     template <bool Single, class Metric, class Set, class Sink>
     void scan_leaf(const Metric& metric, const Set& set, Sink& sink, std::size_t b, std::size_t e) const;
     template <class Metric, class Set, class Sink>
@@ -731,7 +722,7 @@ void orthtree<T, D, Id>::build(const Source& points, const build_options& option
     sort_input(points, all, st);
     bounds_ = all;
     nodes_.reserve(2 * n / options_.leaf_size + 2);
-    build_node(0, n, 0, st.axis_bits, true, st);
+    build_nodes(st);
     nodes_.push_back(node{});
     nodes_.back().begin = static_cast<Id>(n);
     nodes_.shrink_to_fit();
@@ -847,44 +838,79 @@ void orthtree<T, D, Id>::set_box(std::size_t ni, const box_type& exact) {
     }
 }
 
-// Appends the subtree over stored points [b, e) in pre-order and returns the exact bounds
-// of its points. The keys of [b, e) share all but their low D * bits_left bits. Levels where
-// every point falls in the same child are skipped, so each internal node has at least two
-// children. When the keys run out of bits the range is re-sorted on a grid fitted to its
-// points; `fresh` says the current grid was fitted to this node and nothing split since,
-// so running out again means the points are all equal.
+// Appends the nodes in pre-order, depth first with an explicit stack: a tree may be
+// thousands of levels deep (max_depth_limit), and a thread's stack small. A node over
+// [b, e) is a leaf or splits (split_node); its box is the exact bounds of its points, a
+// leaf's measured and an internal node's the union of its children's, set with its skip
+// once its last child is done.
 template <class T, std::size_t D, class Id>
-auto orthtree<T, D, Id>::build_node(std::size_t b, std::size_t e, std::size_t depth, unsigned bits_left,
-                                    bool fresh, build_state& st) -> box_type {
-    const std::size_t ni = nodes_.size();
-    nodes_.push_back(node{});
-    nodes_[ni].begin = static_cast<Id>(b);
-    nodes_[ni].skip = static_cast<Id>(ni + 1);
-    bool leaf = e - b <= options_.leaf_size || depth >= options_.max_depth;
-    constexpr std::uint64_t mask = fanout - 1;
-    while (!leaf) {
-        if (bits_left == 0) {
-            if (fresh) {  // a fitted grid could not separate them: all equal
-                leaf = true;
-                break;
-            }
-            requantize(b, e, st);
-            bits_left = st.axis_bits;
-            fresh = true;
+void orthtree<T, D, Id>::build_nodes(build_state& st) {
+    struct open {
+        std::size_t index, children_left;
+        box_type all;
+    };
+    std::vector<pending> todo;  // later children of the nodes on the path, the next last
+    std::vector<open> up;       // the internal nodes on the path to the current one
+    std::size_t run_start[fanout + 1];
+    pending t{0, size_, 0, st.axis_bits, true};
+    for (;;) {
+        const std::size_t ni = nodes_.size();
+        nodes_.push_back(node{});
+        nodes_[ni].begin = static_cast<Id>(t.b);
+        nodes_[ni].skip = static_cast<Id>(ni + 1);
+        const bool small = t.e - t.b <= options_.leaf_size || t.depth >= options_.max_depth;
+        if (const std::size_t runs = small ? 0 : split_node(t, run_start, st)) {
+            up.push_back(open{ni, runs, empty_box()});
+            for (std::size_t c = runs; c-- > 1;)  // the later children wait, the first is next
+                todo.push_back(pending{run_start[c], run_start[c + 1], t.depth + 1, t.bits_left - 1, false});
+            t = pending{run_start[0], run_start[1], t.depth + 1, t.bits_left - 1, false};
+            continue;
         }
-        const unsigned shift = static_cast<unsigned>(D) * (bits_left - 1);
-        if (((st.key(b) >> shift) & mask) != ((st.key(e - 1) >> shift) & mask)) break;
-        --bits_left;
+        depth_ = std::max(depth_, t.depth);
+        box_type done = tight_bounds(t.b, t.e);
+        set_box(ni, done);
+        while (!up.empty()) {  // close the ancestors whose last child this was
+            open& o = up.back();
+            for (std::size_t a = 0; a < D; ++a) {
+                o.all.lo[a] = std::min(o.all.lo[a], done.lo[a]);
+                o.all.hi[a] = std::max(o.all.hi[a], done.hi[a]);
+            }
+            if (--o.children_left != 0) break;
+            nodes_[o.index].skip = static_cast<Id>(nodes_.size());
+            set_box(o.index, o.all);
+            done = o.all;
+            up.pop_back();
+        }
+        if (todo.empty()) return;
+        t = todo.back();
+        todo.pop_back();
     }
-    if (leaf) {
-        depth_ = std::max(depth_, depth);
-        const box_type exact = tight_bounds(b, e);
-        set_box(ni, exact);
-        return exact;
+}
+
+// Returns how many children the node t (over leaf_size, above max_depth) gets, 0 if it is a
+// leaf after all; their runs of stored points start at run_start[0..runs) and the last ends
+// at run_start[runs]. The keys of [b, e) share all but their low D * bits_left bits. Levels where every point falls in the same child are
+// skipped (t.bits_left counts down), so each internal node has at least two children. When
+// the keys run out of bits the range is re-sorted on a grid fitted to its points; `fresh`
+// says the current grid was fitted to this node and nothing split since, so running out
+// again means the points are all equal.
+template <class T, std::size_t D, class Id>
+std::size_t orthtree<T, D, Id>::split_node(pending& t, std::size_t* run_start, build_state& st) {
+    const std::size_t b = t.b, e = t.e;
+    constexpr std::uint64_t mask = fanout - 1;
+    for (;;) {
+        if (t.bits_left == 0) {
+            if (t.fresh) return 0;  // a fitted grid could not separate them: all equal
+            requantize(b, e, st);
+            t.bits_left = st.axis_bits;
+            t.fresh = true;
+        }
+        const unsigned shift = static_cast<unsigned>(D) * (t.bits_left - 1);
+        if (((st.key(b) >> shift) & mask) != ((st.key(e - 1) >> shift) & mask)) break;
+        --t.bits_left;
     }
     // Keys are sorted and share every digit above this one, so each child is one run.
-    const unsigned shift = static_cast<unsigned>(D) * (bits_left - 1);
-    std::size_t run_start[fanout + 1];
+    const unsigned shift = static_cast<unsigned>(D) * (t.bits_left - 1);
     std::size_t runs = 0;
     for (std::size_t s = b; s < e; ++runs) {
         run_start[runs] = s;
@@ -901,17 +927,7 @@ auto orthtree<T, D, Id>::build_node(std::size_t b, std::size_t e, std::size_t de
         s = lo;
     }
     run_start[runs] = e;
-    box_type all = empty_box();
-    for (std::size_t c = 0; c < runs; ++c) {
-        const box_type cb = build_node(run_start[c], run_start[c + 1], depth + 1, bits_left - 1, false, st);
-        for (std::size_t a = 0; a < D; ++a) {
-            all.lo[a] = std::min(all.lo[a], cb.lo[a]);
-            all.hi[a] = std::max(all.hi[a], cb.hi[a]);
-        }
-    }
-    nodes_[ni].skip = static_cast<Id>(nodes_.size());
-    set_box(ni, all);
-    return all;
+    return runs;
 }
 
 // Straight down from the root to a leaf, at each level the first child whose box holds the
@@ -920,10 +936,9 @@ auto orthtree<T, D, Id>::build_node(std::size_t b, std::size_t e, std::size_t de
 template <class T, std::size_t D, class Id>
 template <class Metric>
 std::size_t orthtree<T, D, Id>::descend(const Metric& metric, std::size_t* up) const {
-    std::size_t path[max_depth_limit + 1];
     std::size_t depth = 0;
     std::size_t at = 0;
-    path[0] = 0;
+    up[0] = 0;  // the path from the root, reversed at the end
     while (!is_leaf(nodes_[at], at)) {
         const std::size_t end = nodes_[at].skip;
         std::size_t choice = end;
@@ -944,9 +959,9 @@ std::size_t orthtree<T, D, Id>::descend(const Metric& metric, std::size_t* up) c
             }
         }
         at = choice;
-        path[++depth] = at;
+        up[++depth] = at;
     }
-    for (std::size_t i = 0; i <= depth; ++i) up[i] = path[depth - i];
+    std::reverse(up, up + depth + 1);
     return depth;
 }
 
@@ -966,8 +981,29 @@ template <bool Single, class Metric, class Set, class Sink>
 void orthtree<T, D, Id>::find_nearest(const Metric& metric, const Set& set, Sink& sink) const {
     if (nodes_.empty()) return;
     if (metric.to_box(box_of(nodes_[0])) > set.bound()) return;
+    constexpr bool always_fits = inline_deferred == inline_depth * (fanout - 1) + 1;
+    if (depth_ <= inline_depth && (always_fits || deferred_bound() <= inline_deferred))
+        find_nearest_in<Single, true>(metric, set, sink);
+    else
+        find_nearest_in<Single, false>(metric, set, sink);
+}
+
+// find_nearest with its path and stack on the thread's stack (Shallow) or on the heap. The
+// two are apart so that the arrays of the shallow one are at fixed places in its frame.
+template <class T, std::size_t D, class Id>
+template <bool Single, bool Shallow, class Metric, class Set, class Sink>
+void orthtree<T, D, Id>::find_nearest_in(const Metric& metric, const Set& set, Sink& sink) const {
+    std::size_t up_here[Shallow ? inline_depth + 1 : 1];
+    deferred stack_here[Shallow ? inline_deferred : 1];
+    std::unique_ptr<std::size_t[]> up_heap;
+    std::unique_ptr<deferred[]> stack_heap;
+    if constexpr (!Shallow) {
+        up_heap.reset(new std::size_t[depth_ + 1]);
+        stack_heap.reset(new deferred[deferred_bound()]);
+    }
+    std::size_t* const up = Shallow ? up_here : up_heap.get();
+    deferred* const stack = Shallow ? stack_here : stack_heap.get();
     // up[0] is the leaf searched first, up[i + 1] the parent of up[i], up[depth] the root.
-    std::size_t up[max_depth_limit + 1];
     std::size_t depth = 0;
     if constexpr (detail::has_origin<Metric, point_type>::value) {
         depth = grid_ ? locate_leaf(metric.origin(), up) - 1 : descend(metric, up);
@@ -978,13 +1014,7 @@ void orthtree<T, D, Id>::find_nearest(const Metric& metric, const Set& set, Sink
     if constexpr (Single) scan_leaf<true>(metric, set, sink, nodes_[leaf].begin, nodes_[nodes_[leaf].skip].begin);
     else scan_start_leaf(metric, set, sink, nodes_[leaf].begin, nodes_[nodes_[leaf].skip].begin);
 
-    struct entry {
-        Id index;
-        T distance;
-    };
     // The deferred nodes, most recent last; a local count keeps the top in a register.
-    detail::fixed_stack<entry, stack_capacity> storage;
-    entry* const stack = storage.data();
     std::size_t top = 0;
     // Pushes the children of node `parent` within the bound but `skip`, the nearest on top.
     const auto push_children = [&](std::size_t parent, std::size_t skip) {
@@ -1000,7 +1030,7 @@ void orthtree<T, D, Id>::find_nearest(const Metric& metric, const Set& set, Sink
                 nearest_child = top;
                 nearest_distance = d;
             }
-            stack[top++] = entry{static_cast<Id>(ci), d};
+            stack[top++] = deferred{static_cast<Id>(ci), d};
         }
         if (top - base > 1) std::swap(stack[nearest_child], stack[top - 1]);
     };
@@ -1015,7 +1045,7 @@ void orthtree<T, D, Id>::find_nearest(const Metric& metric, const Set& set, Sink
         // Depth first under the siblings just pushed: the most recently deferred node
         // still within the bound next; a leaf is scanned, an internal node's children pushed.
         while (top != 0) {
-            const entry e = stack[--top];
+            const deferred e = stack[--top];
             if (e.distance > set.bound()) continue;
             const node& n = nodes_[e.index];
             if (is_leaf(n, e.index)) scan_leaf<Single>(metric, set, sink, n.begin, nodes_[n.skip].begin);
