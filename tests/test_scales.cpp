@@ -9,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -127,6 +128,16 @@ void check_queries(const points<T, D>& pts, const quoct::orthtree<T, D>& tree, s
     }
     rng r(seed + 2);
     std::vector<point> centres{origin};
+    const auto bounds = brute_bounds(pts);
+    for (std::size_t i = 0; i < 8; ++i) {  // anywhere in the bounds, and far outside them
+        point p, far;
+        for (std::size_t a = 0; a < D; ++a) {
+            p[a] = static_cast<T>(r.uniform(double(bounds.lo[a]), double(bounds.hi[a])));
+            far[a] = static_cast<T>(std::min(double(bounds.hi[a]) * double(i + 2) / 2 + 1, double(std::numeric_limits<T>::max())));
+        }
+        centres.push_back(p);
+        centres.push_back(far);
+    }
     for (std::size_t i = 0; i < 24; ++i) {
         const point& q = pts[r.below(pts.size())];
         centres.push_back(q);

@@ -397,7 +397,9 @@ public:
     /// true only if every point beyond a face of b is farther than bound by to_point (the
     /// search then stops once the k-ball lies inside a node; see detail::euclidean_metric).
     /// Set provides `T bound() const` (see detail::knn_set, which sink normally feeds).
-    /// Throws nothing itself; passes on what sink throws.
+    /// Throws std::bad_alloc if a tree over 255 deep cannot have room for its path, or a
+    /// search over 64 levels deep below one node for its stack (both are on the thread's
+    /// stack otherwise), and passes on what sink throws.
     template <class Metric, class Set, class Sink>
     void search_nearest(const Metric& metric, const Set& set, Sink&& sink) const {
         const auto by_id = [&](Id position, T d) { sink(ids_[position], d); };
@@ -439,13 +441,16 @@ private:
         Id index;
         T distance;
     };
-    // A nearest search keeps its path (depth() + 1 nodes) and its stack of deferred nodes
-    // (each a distinct node, at most fanout - 1 a level and one more) on the thread's stack
-    // in trees up to inline_depth deep (and in 16 KiB), on the heap in deeper ones.
-    static constexpr std::size_t inline_depth = 64;
+    // A nearest search keeps its path (depth() + 1 nodes) on the thread's stack in trees up
+    // to inline_depth deep, on the heap in deeper ones; and its stack of deferred nodes
+    // (fanout - 1 a level of the subtree it searches, and one more) in 16 KiB of the thread's
+    // stack, room for 64 levels in 2D and 3D, moved to the heap if it ever needs more. A
+    // tree whose whole depth fits both (shallow()) needs neither the test nor the move.
+    static constexpr std::size_t inline_depth = 255;
     static constexpr std::size_t inline_deferred =
-        std::min(inline_depth * (fanout - 1) + 1, std::size_t{16384} / sizeof(deferred));
-    std::size_t deferred_bound() const noexcept { return std::min(depth_ * (fanout - 1) + 1, node_count()); }
+        std::min(64 * (fanout - 1) + 1, std::size_t{16384} / sizeof(deferred));
+    static_assert(inline_deferred >= fanout, "quoct: a node's children must fit the deferred stack");
+    bool shallow() const noexcept { return depth_ <= 64 && depth_ * (fanout - 1) + 1 <= inline_deferred; }
 
     static box_type empty_box() noexcept {
         box_type b;
@@ -606,9 +611,12 @@ private:
     void scan_start_leaf(const Metric& metric, const Set& set, Sink& sink, std::size_t b, std::size_t e) const;
     box_type tight_bounds(std::size_t b, std::size_t e) const noexcept;
     void index_leaves(const box_type& all, unsigned axis_bits);
-    std::size_t locate_leaf(const point_type& p, std::size_t* up) const noexcept;
     template <class Metric>
-    std::size_t descend(const Metric& metric, std::size_t* up) const;
+    std::size_t locate_leaf(const Metric& metric, std::size_t* up) const;
+    template <class Metric>
+    std::size_t descend(const Metric& metric, std::size_t* up, std::size_t from = 0) const;
+    template <class Metric>
+    std::size_t restart_within(const Metric& metric, std::size_t* up, std::size_t depth) const;
 
     // The id-to-position map point() builds on first use, shared by copies of the tree
     // (which hold the same ids); `built` lets memory_bytes() look without waiting.
@@ -778,9 +786,14 @@ void orthtree<T, D, Id>::index_leaves(const box_type& all, unsigned axis_bits) {
 // clamped to them): a branch-free binary search for the last node whose key is at most p's,
 // which is a leaf (the node before the first one with a larger key ends its predecessor's
 // subtree), or the root when p's key is below them all (then its first leaf). Writes the
-// leaf and its ancestors, the leaf first and the root last, to `up`; returns their count.
+// leaf and its ancestors, the leaf first and the root last, to `up`; returns the leaf's
+// depth. p is metric.origin(). When the leaf's key is p's, p's cell may be split among
+// several leaves (below the root grid's resolution), of which this is the last: then
+// restart_within makes sure of it, when the metric has in_box.
 template <class T, std::size_t D, class Id>
-std::size_t orthtree<T, D, Id>::locate_leaf(const point_type& p, std::size_t* up) const noexcept {
+template <class Metric>
+std::size_t orthtree<T, D, Id>::locate_leaf(const Metric& metric, std::size_t* up) const {
+    const point_type& p = metric.origin();
     const std::uint32_t key = static_cast<std::uint32_t>(grid_->key(p) >> key_shift_);
     const std::uint32_t* keys = node_keys_.data();
     std::size_t at = 0;
@@ -789,10 +802,13 @@ std::size_t orthtree<T, D, Id>::locate_leaf(const point_type& p, std::size_t* up
         at = detail::select_index(keys[at + half] <= key, at + half, at);
         n -= half;
     }
+    const bool shared = keys[at] == key;
     while (!is_leaf(nodes_[at], at)) ++at;
     std::size_t count = 0;
     for (; at != 0; at = parents_[at]) up[count++] = at;
-    up[count++] = 0;
+    up[count] = 0;
+    if constexpr (detail::has_in_box<Metric, box_type>::value)
+        if (shared) return restart_within(metric, up, count);
     return count;
 }
 
@@ -957,15 +973,16 @@ std::size_t orthtree<T, D, Id>::split_node(pending& t, std::size_t* run_start, b
     return runs;
 }
 
-// Straight down from the root to a leaf, at each level the first child whose box holds the
-// query (in_box, if the metric has it) or else the nearest by to_box, keeping nothing on the
-// way. Writes the leaf and its ancestors to `up` as locate_leaf does; returns the leaf's depth.
+// Straight down to a leaf, at each level the first child whose box holds the query (in_box,
+// if the metric has it) or else the nearest by to_box, keeping nothing on the way: from the
+// root, or from up[from] when up[0..from] is the path to it from the root. Writes the leaf
+// and its ancestors to `up` as locate_leaf does; returns the leaf's depth.
 template <class T, std::size_t D, class Id>
 template <class Metric>
-std::size_t orthtree<T, D, Id>::descend(const Metric& metric, std::size_t* up) const {
-    std::size_t depth = 0;
-    std::size_t at = 0;
-    up[0] = 0;  // the path from the root, reversed at the end
+std::size_t orthtree<T, D, Id>::descend(const Metric& metric, std::size_t* up, std::size_t from) const {
+    std::size_t depth = from;
+    if (from == 0) up[0] = 0;  // the path from the root, reversed at the end
+    std::size_t at = up[from];
     while (!is_leaf(nodes_[at], at)) {
         const std::size_t end = nodes_[at].skip;
         std::size_t choice = end;
@@ -992,10 +1009,27 @@ std::size_t orthtree<T, D, Id>::descend(const Metric& metric, std::size_t* up) c
     return depth;
 }
 
+// A leaf found by key whose cell of the root grid is split among several leaves (in a
+// subtree re-sorted on a finer grid, as data at every scale makes, or in the bits cut from
+// the keys) is the last of them, maybe far from the query: unless the query lies in its
+// box, start again at the deepest ancestor whose box holds the query and go down from there.
+// `up` and the result as locate_leaf and descend.
+template <class T, std::size_t D, class Id>
+template <class Metric>
+std::size_t orthtree<T, D, Id>::restart_within(const Metric& metric, std::size_t* up, std::size_t depth) const {
+    if (depth == 0 || metric.in_box(box_of(nodes_[up[0]]))) return depth;
+    std::size_t from = 1;
+    while (from < depth && !metric.in_box(box_of(nodes_[up[from]]))) ++from;
+    std::reverse(up + from, up + depth + 1);  // the path from the root to up[from] ...
+    std::copy(up + from, up + depth + 1, up);  // ... at the front
+    return descend(metric, up, depth - from);
+}
+
 // In two passes. First to a leaf near the query, whose points fill the set and give the
 // bound (offered nearest first by scan_start_leaf, unless k = 1): with a metric that has an
 // origin(), the leaf whose Morton cell holds it, found by a binary search on the node keys
-// (locate_leaf); otherwise straight down (descend). Then
+// (locate_leaf; where that cell is split further, as in data at every scale, down from the
+// deepest ancestor whose box holds the query); otherwise straight down (descend). Then
 // back up the path from the root to that leaf: at each level the siblings of
 // the path node within the bound are searched depth first, nearest child first (entered at
 // once, the others wait on an explicit stack with their lower bounds). Every node is thus
@@ -1008,32 +1042,23 @@ template <bool Single, class Metric, class Set, class Sink>
 void orthtree<T, D, Id>::find_nearest(const Metric& metric, const Set& set, Sink& sink) const {
     if (nodes_.empty()) return;
     if (metric.to_box(box_of(nodes_[0])) > set.bound()) return;
-    constexpr bool always_fits = inline_deferred == inline_depth * (fanout - 1) + 1;
-    if (depth_ <= inline_depth && (always_fits || deferred_bound() <= inline_deferred))
-        find_nearest_in<Single, true>(metric, set, sink);
-    else
-        find_nearest_in<Single, false>(metric, set, sink);
+    if (shallow()) find_nearest_in<Single, true>(metric, set, sink);
+    else find_nearest_in<Single, false>(metric, set, sink);
 }
 
-// find_nearest with its path and stack on the thread's stack (Shallow) or on the heap. The
-// two are apart so that the arrays of the shallow one are at fixed places in its frame.
+// find_nearest in a tree that is shallow() or not. The two are apart so that the shallow
+// one's path and stack are at fixed places in its frame and it never tests for room.
 template <class T, std::size_t D, class Id>
 template <bool Single, bool Shallow, class Metric, class Set, class Sink>
 void orthtree<T, D, Id>::find_nearest_in(const Metric& metric, const Set& set, Sink& sink) const {
-    std::size_t up_here[Shallow ? inline_depth + 1 : 1];
-    deferred stack_here[Shallow ? inline_deferred : 1];
+    std::size_t up_here[inline_depth + 1];
     std::unique_ptr<std::size_t[]> up_heap;
-    std::unique_ptr<deferred[]> stack_heap;
-    if constexpr (!Shallow) {
-        up_heap.reset(new std::size_t[depth_ + 1]);
-        stack_heap.reset(new deferred[deferred_bound()]);
-    }
-    std::size_t* const up = Shallow ? up_here : up_heap.get();
-    deferred* const stack = Shallow ? stack_here : stack_heap.get();
+    if (!Shallow && depth_ > inline_depth) up_heap.reset(new std::size_t[depth_ + 1]);
+    std::size_t* const up = Shallow || depth_ <= inline_depth ? up_here : up_heap.get();
     // up[0] is the leaf searched first, up[i + 1] the parent of up[i], up[depth] the root.
     std::size_t depth = 0;
     if constexpr (detail::has_origin<Metric, point_type>::value) {
-        depth = grid_ ? locate_leaf(metric.origin(), up) - 1 : descend(metric, up);
+        depth = grid_ ? locate_leaf(metric, up) : descend(metric, up);
     } else {
         depth = descend(metric, up);
     }
@@ -1042,9 +1067,19 @@ void orthtree<T, D, Id>::find_nearest_in(const Metric& metric, const Set& set, S
     else scan_start_leaf(metric, set, sink, nodes_[leaf].begin, nodes_[nodes_[leaf].skip].begin);
 
     // The deferred nodes, most recent last; a local count keeps the top in a register.
-    std::size_t top = 0;
+    deferred stack_here[inline_deferred];
+    std::unique_ptr<deferred[]> stack_heap;
+    deferred* stack = stack_here;
+    std::size_t room = inline_deferred, top = 0;
     // Pushes the children of node `parent` within the bound but `skip`, the nearest on top.
     const auto push_children = [&](std::size_t parent, std::size_t skip) {
+        if (!Shallow && room - top < fanout) {  // deeper than 64 levels below a path node
+            std::unique_ptr<deferred[]> more(new deferred[2 * room]);
+            std::copy(stack, stack + top, more.get());
+            stack_heap = std::move(more);
+            stack = stack_heap.get();
+            room *= 2;
+        }
         const std::size_t base = top;
         std::size_t nearest_child = base;
         T nearest_distance = T(0);
