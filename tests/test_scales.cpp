@@ -9,6 +9,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <quoct/dynamic.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -282,4 +284,64 @@ TEMPLATE_TEST_CASE("orthtree: powers of two from denorm_min to max() split to si
     for (std::size_t i = 0; i < pts.size(); ++i) nearest_ok = nearest_ok && neighbor_diff(found[i], brute_nearest(pts, pts[i], 2)) == "";
     CHECK(nearest_ok);
     check_queries(pts, tree, 71);
+}
+
+TEMPLATE_LIST_TEST_CASE("dynamic_orthtree: data at every scale, inserted, moved and erased, against brute force",
+                        "[dynamic][scales]", all_configs) {
+    using T = typename TestType::scalar;
+    constexpr std::size_t D = TestType::dim;
+    using point = quoct::point<T, D>;
+    // Its snapshot, levels and tail are orthtrees and a list, all fed to one search.
+    const auto first = log_uniform_points<T, D>(8000, 81);
+    const auto more = log_uniform_points<T, D>(4000, 82);
+    quoct::dynamic_orthtree<T, D> index(first);
+    std::vector<point> where(first);
+    std::vector<bool> live(first.size(), true);
+    for (const point& p : more) {
+        CHECK(index.insert(p) == where.size());
+        where.push_back(p);
+        live.push_back(true);
+    }
+    rng r(83);
+    for (std::size_t i = 0; i < 1000; ++i) {
+        const std::size_t id = r.below(where.size());
+        if (!live[id]) continue;
+        if (i % 3 == 0) {
+            index.erase(static_cast<std::uint32_t>(id));
+            live[id] = false;
+        } else {
+            where[id] = more[r.below(more.size())];  // to another scale
+            for (std::size_t a = 0; a < D; ++a) where[id][a] = static_cast<T>(where[id][a] * T(0.75));
+            index.move(static_cast<std::uint32_t>(id), where[id]);
+        }
+    }
+    const auto brute_nearest_live = [&](const point& q, std::size_t k) {
+        std::vector<std::pair<T, std::uint32_t>> all;
+        for (std::size_t i = 0; i < where.size(); ++i)
+            if (live[i]) all.emplace_back(quoct::distance_sq(where[i], q), static_cast<std::uint32_t>(i));
+        std::sort(all.begin(), all.end());
+        all.resize(std::min(k, all.size()));
+        return all;
+    };
+    std::vector<quoct::neighbor<T, std::uint32_t>> got;
+    bool nearest_ok = true, balls_ok = true;
+    for (std::size_t q = 0; q < 200; ++q) {
+        std::size_t id = r.below(where.size());
+        while (!live[id]) id = r.below(where.size());
+        const point c = q % 4 == 3 ? splat<T, D>(0) : where[id];
+        const std::size_t k = q % 2 == 0 ? 2 : 10;
+        index.nearest(c, k, got);
+        const auto want = brute_nearest_live(c, k);
+        bool same = got.size() == want.size();
+        for (std::size_t i = 0; same && i < got.size(); ++i)
+            same = got[i].id == want[i].second && got[i].distance_sq == want[i].first;
+        nearest_ok = nearest_ok && same;
+        const quoct::ball<T, D> s{c, static_cast<T>(0.3 * norm(c))};
+        std::vector<std::uint32_t> in_ball;
+        for (std::size_t i = 0; i < where.size(); ++i)
+            if (live[i] && quoct::contains(s, where[i])) in_ball.push_back(static_cast<std::uint32_t>(i));
+        balls_ok = balls_ok && id_diff(index.query(s), in_ball) == "" && index.count(s) == in_ball.size();
+    }
+    CHECK(nearest_ok);
+    CHECK(balls_ok);
 }
