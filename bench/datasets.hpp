@@ -81,6 +81,62 @@ std::vector<point<D>> clustered_points(std::size_t n, std::uint64_t seed) {
     return pts;
 }
 
+/// n points whose distances from the origin are log-uniform in [lo, hi], in uniformly random
+/// directions: data at every scale at once (a zoom-in simulation, metres mixing planetary and
+/// laboratory scales). Each factor of 2 in distance holds about the same number of points.
+template <std::size_t D>
+std::vector<point<D>> log_uniform_points(std::size_t n, double lo, double hi, std::uint64_t seed) {
+    rng r(seed);
+    const double log_lo = std::log(lo), log_hi = std::log(hi);
+    std::vector<point<D>> pts(n);
+    for (auto& p : pts) {
+        double norm = 0;
+        while (!(norm > 1e-3)) {  // a direction: a normal draw per axis, normalised
+            norm = 0;
+            for (std::size_t a = 0; a < D; ++a) {
+                p[a] = r.normal();
+                norm += p[a] * p[a];
+            }
+            norm = std::sqrt(norm);
+        }
+        const double distance = std::exp(r.uniform(log_lo, log_hi));
+        for (std::size_t a = 0; a < D; ++a) p[a] = p[a] / norm * distance;
+    }
+    return pts;
+}
+
+/// x moved `steps` representable doubles up (std::nextafter, `steps` times).
+inline double ulps_up(double x, std::size_t steps) {
+    for (std::size_t i = 0; i < steps; ++i) x = std::nextafter(x, 2 * std::abs(x) + 1);
+    return x;
+}
+
+/// n points equal but for their last bits: every coordinate is 1 plus 0 to 1023 units in the
+/// last place (2^(10 D) possible points, so few repeat at 1M in 3D).
+template <std::size_t D>
+std::vector<point<D>> ulp_points(std::size_t n, std::uint64_t seed) {
+    rng r(seed);
+    const double ulp = std::nextafter(1.0, 2.0) - 1.0;
+    std::vector<point<D>> pts(n);
+    for (auto& p : pts)
+        for (std::size_t a = 0; a < D; ++a) p[a] = 1.0 + ulp * static_cast<double>(r.index(1024));
+    return pts;
+}
+
+/// Clusters of nextafter neighbours at every scale: n / 1000 centres drawn as
+/// log_uniform_points(lo, hi), each with 1000 points whose coordinates are the centre's moved
+/// up by 0 to 15 representable doubles (std::nextafter).
+template <std::size_t D>
+std::vector<point<D>> ulp_cluster_points(std::size_t n, double lo, double hi, std::uint64_t seed) {
+    constexpr std::size_t per_cluster = 1000;
+    const auto centres = log_uniform_points<D>((n + per_cluster - 1) / per_cluster, lo, hi, seed);
+    rng r(seed + 1);
+    std::vector<point<D>> pts(n);
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t a = 0; a < D; ++a) pts[i][a] = ulps_up(centres[i / per_cluster][a], r.index(16));
+    return pts;
+}
+
 /// Splits one CSV line into fields; double-quoted fields may hold commas and "" escapes.
 inline std::vector<std::string> split_csv(const std::string& line) {
     std::vector<std::string> fields(1);

@@ -11,7 +11,10 @@
 //   radius, count and box are sized for about 256 results, radius also comes as radius32;
 //   knn queries are data points jittered by about the radius of 32 results, as in quoct_bench.
 //   SET: uniform3d (default), clustered3d, bunny3d, cities2d or uniform2d, the sets of
-//   quoct_bench (cities2d: POINTS is a limit). QUOCT_BENCH_LEAF=<n> sets the leaf size.
+//   quoct_bench (cities2d: POINTS is a limit), or loguniform20, loguniform15, ulps or
+//   ulpclusters, the sets of bench_scales, on which radii and jitters are relative: a
+//   query c gets r |c| (r sized as above), a neighbourhood on its own scale.
+//   QUOCT_BENCH_LEAF=<n> sets the leaf size.
 //   nanoflann_knnK runs the same k-nearest queries on nanoflann's kd-tree (leaf size 16, as
 //   quoct_bench's peer), for scale, when nanoflann's header is found.
 #include <quoct/quoct.hpp>
@@ -61,6 +64,10 @@ template <std::size_t D>
 std::vector<point<D>> load_set(const std::string& set, std::size_t n) {
     const char* dir = std::getenv("QUOCT_DATA_DIR") ? std::getenv("QUOCT_DATA_DIR") : QUOCT_PROFILE_DATA_DIR;
     if constexpr (D == 3) {
+        if (set == "loguniform20") return log_uniform_points<3>(n, 1e-20, 1e20, 0x5eed0011);
+        if (set == "loguniform15") return log_uniform_points<3>(n, 1e-15, 1e15, 0x5eed0012);
+        if (set == "ulps") return ulp_points<3>(n, 0x5eed0013);
+        if (set == "ulpclusters") return ulp_cluster_points<3>(n, 1e-20, 1e20, 0x5eed0014);
         if (set == "clustered3d") return clustered_points<3>(n, 0x5eed0002);
         if (set == "bunny3d") return bunny_points(dir, n, 0x5eed0003);
         return uniform_points<3>(n, 0x5eed0001);
@@ -90,14 +97,18 @@ int run(const std::string& op, std::size_t n, std::size_t queries, const std::st
         return 0;
     }
     const quoct::orthtree<double, D> tree(pts, options);
+    // The scale of a query's neighbourhood: its distance from the origin on the sets of
+    // bench_scales, 1 on the others.
+    const bool relative = set == "loguniform20" || set == "loguniform15" || set == "ulps" || set == "ulpclusters";
+    const auto scale = [&](const point<D>& c) { return relative ? std::sqrt(quoct::distance_sq(c, point<D>{})) : 1.0; };
     // Radii holding about 32 and 256 points on average over the query centres, as the bench.
     const auto radius_for = [&](double target) {
-        double lo = 1e-12, hi = 1e12;
+        double lo = relative ? 1e-20 : 1e-12, hi = 1e12;
         for (int step = 0; step < 80; ++step) {
             const double mid = std::sqrt(lo * hi);
             double total = 0;
             for (std::size_t i = 0; i < std::min<std::size_t>(queries, 256); ++i)
-                total += static_cast<double>(tree.count(quoct::ball<double, D>{centers[i], mid}));
+                total += static_cast<double>(tree.count(quoct::ball<double, D>{centers[i], mid * scale(centers[i])}));
             (total / static_cast<double>(std::min<std::size_t>(queries, 256)) < target ? lo : hi) = mid;
         }
         return std::sqrt(lo * hi);
@@ -111,8 +122,10 @@ int run(const std::string& op, std::size_t n, std::size_t queries, const std::st
     if (qop.compare(0, 3, "knn") == 0) {
         k = std::strtoul(qop.c_str() + 3, nullptr, 10);
         // Data points jittered by about r32, as quoct_bench's nearest queries.
-        for (auto& c : centers)
-            for (std::size_t a = 0; a < D; ++a) c[a] += r32 * pick.uniform(-1, 1);
+        for (auto& c : centers) {
+            const double jitter = r32 * scale(c);
+            for (std::size_t a = 0; a < D; ++a) c[a] += jitter * pick.uniform(-1, 1);
+        }
     } else if (nano || (op != "radius" && op != "radius32" && op != "count" && op != "box")) {
         std::fprintf(stderr, "unknown operation %s\n", op.c_str());
         return 2;
@@ -144,14 +157,14 @@ int run(const std::string& op, std::size_t n, std::size_t queries, const std::st
             tree.nearest(c, k, near);
             total += near.size();
         } else if (op == "count") {
-            total += tree.count(quoct::ball<double, D>{c, r});
+            total += tree.count(quoct::ball<double, D>{c, r * scale(c)});
         } else if (op == "box") {
             quoct::box<double, D> b{c, c};
-            for (std::size_t a = 0; a < D; ++a) b.lo[a] -= half, b.hi[a] += half;
+            for (std::size_t a = 0; a < D; ++a) b.lo[a] -= half * scale(c), b.hi[a] += half * scale(c);
             tree.query(b, ids);
             total += ids.size();
         } else {
-            tree.query(quoct::ball<double, D>{c, r}, ids);
+            tree.query(quoct::ball<double, D>{c, r * scale(c)}, ids);
             total += ids.size();
         }
     }

@@ -219,8 +219,8 @@ TEMPLATE_LIST_TEST_CASE("orthtree: leaves hold at most leaf_size distinct points
     constexpr std::size_t D = TestType::dim;
     // A leaf above leaf_size is allowed only for equal points or at max_depth; so a tree of
     // n distinct points that stops short of max_depth has at least n / leaf_size leaves. The
-    // tight cluster is finer than any one-shot Morton grid over the whole extent. (Spread
-    // data is left out: separating 1e-300 from 0 legitimately takes ~1000 levels.)
+    // tight cluster is finer than any one-shot Morton grid over the whole extent. (Data at
+    // every scale, whose leaves are checked one by one, is in test_scales.cpp.)
     const kind k = GENERATE(kind::uniform, kind::clustered, kind::collinear, kind::bunny);
     const std::size_t leaf = GENERATE(1, 12);
     auto pts = make_points<T, D>(k, 5000, 5);

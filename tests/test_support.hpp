@@ -264,6 +264,52 @@ points<T, D> spread_points(std::size_t n, std::uint64_t seed) {
     return out;
 }
 
+/// Distances from the origin log-uniform in [lo, hi], in uniformly random directions: data at
+/// every scale at once (a zoom-in simulation, metres mixing planetary and laboratory scales).
+/// With the default 1e-20 and 1e20 (normal numbers in float too) every factor of 2 in
+/// distance holds about 1/133 of the points, so an orthtree nests about 133 levels deep.
+template <class T, std::size_t D>
+points<T, D> log_uniform_points(std::size_t n, std::uint64_t seed, double lo = 1e-20, double hi = 1e20) {
+    rng r(seed);
+    points<T, D> out(n);
+    for (auto& p : out) {
+        double dir[D];
+        double norm_sq = 0;
+        do {  // uniform in the unit ball (rejection), so its direction is uniform
+            norm_sq = 0;
+            for (std::size_t a = 0; a < D; ++a) {
+                dir[a] = r.uniform(-1, 1);
+                norm_sq += dir[a] * dir[a];
+            }
+        } while (norm_sq > 1 || norm_sq < 1e-6);
+        const double distance = std::exp(r.uniform(std::log(lo), std::log(hi)));
+        for (std::size_t a = 0; a < D; ++a) p[a] = static_cast<T>(dir[a] / std::sqrt(norm_sq) * distance);
+    }
+    return out;
+}
+
+/// Points equal but for their last bits, in two halves: every coordinate 1 plus 0 to 1023
+/// units in the last place of T; and clusters of 50 nextafter neighbours (each coordinate the
+/// cluster's centre moved up by 0 to 7 representable values of T) at centres drawn as
+/// log_uniform_points. Some points repeat.
+template <class T, std::size_t D>
+points<T, D> nearly_equal_points(std::size_t n, std::uint64_t seed) {
+    rng r(seed);
+    const T ulp = std::nextafter(T(1), T(2)) - T(1);
+    points<T, D> out(n);
+    const std::size_t half = n / 2;
+    for (std::size_t i = 0; i < half; ++i)
+        for (std::size_t a = 0; a < D; ++a) out[i][a] = T(1) + ulp * static_cast<T>(r.below(1024));
+    const auto centres = log_uniform_points<T, D>((n - half) / 50 + 1, seed + 1);
+    for (std::size_t i = half; i < n; ++i)
+        for (std::size_t a = 0; a < D; ++a) {
+            T v = centres[(i - half) / 50][a];
+            for (std::size_t step = r.below(8); step > 0; --step) v = std::nextafter(v, std::numeric_limits<T>::infinity());
+            out[i][a] = v;
+        }
+    return out;
+}
+
 // --- real data: data/*.csv ------------------------------------------------------------
 
 /// Path of a file in the repository's data/ folder: QUOCT_DATA_DIR if the build defines it,

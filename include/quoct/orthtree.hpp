@@ -38,8 +38,20 @@
 
 namespace quoct {
 
-/// The deepest a tree may be; build_options::max_depth may not exceed it.
-constexpr std::size_t max_depth_limit = 64;
+/// The deepest a tree may be, and build_options::max_depth's default; an option may not
+/// exceed it. It never stops the split of distinct points of float, double or long double, so
+/// with the default a leaf holds over leaf_size points only if they are all equal. Why: a
+/// node's children halve its cell on every axis, and a grid fitted to a node's points (when
+/// the keys run out of bits) is no wider than the cell they lie in, so a node at depth d lies
+/// in a cell 2^-d as wide as the root's bounds on each axis. Those are at most 2 max() wide,
+/// and two distinct finite values differ by at least denorm_min(), so a node holding two
+/// distinct points lies at depth at most log2(2 max() / denorm_min()) = 1 + max_exponent -
+/// min_exponent + digits, and its children one deeper (detail::split_depth_bound): 279 for
+/// float, 2,100 for double, 32,831 for x87 80-bit long double and 32,880 for IEEE binary128.
+/// The limit is about twice the largest (rounding in a fitted grid moves its cell edges by
+/// units in the last place, not by a level). Queries size their stacks by the tree's actual
+/// depth(), so the limit costs a shallow tree nothing.
+constexpr std::size_t max_depth_limit = 65536;
 
 /// How a tree is built.
 struct build_options {
@@ -56,8 +68,11 @@ struct build_options {
         return dimension == 2 ? 32 : 48;
     }
 
-    /// Nodes at this depth (the root is at 0) are leaves whatever their size, which bounds
-    /// the depth for duplicate or extremely spread points. At most max_depth_limit.
+    /// Nodes at this depth (the root is at 0) are leaves whatever their size: a cap of your
+    /// own on depth() for data spread over many scales (each level halves a node's cell, so
+    /// points from 1e-20 to 1e20 nest about 133 deep), at the price of leaves over leaf_size.
+    /// At most max_depth_limit, the default, which never caps a tree of float, double or
+    /// long double points (equal points are never split, whatever the depth).
     std::size_t max_depth = max_depth_limit;
     /// Keep per node its first point's Morton key and its parent (4 + sizeof(Id) bytes a
     /// node; about 0.3 to 0.6 bytes a point at the default leaf sizes), so that nearest()
@@ -80,33 +95,16 @@ void order_results(std::vector<neighbor<T, Id>>& out, result_order order) {
     if (order == result_order::nearest_first) std::sort(out.begin(), out.end(), knn_set<T, Id>::before);
 }
 
-/// A fixed-capacity LIFO of traversal entries, on the stack when small.
-template <class Entry, std::size_t Capacity, bool Small = (Capacity * sizeof(Entry) <= 16384)>
-class fixed_stack {
-public:
-    void push(const Entry& e) noexcept { items_[size_++] = e; }
-    Entry pop() noexcept { return items_[--size_]; }
-    bool empty() const noexcept { return size_ == 0; }
-    Entry* data() noexcept { return items_.data(); }
-
-private:
-    std::array<Entry, Capacity> items_;
-    std::size_t size_ = 0;
-};
-
-template <class Entry, std::size_t Capacity>
-class fixed_stack<Entry, Capacity, false> {
-public:
-    fixed_stack() : items_(Capacity) {}
-    void push(const Entry& e) noexcept { items_[size_++] = e; }
-    Entry pop() noexcept { return items_[--size_]; }
-    bool empty() const noexcept { return size_ == 0; }
-    Entry* data() noexcept { return items_.data(); }
-
-private:
-    std::vector<Entry> items_;
-    std::size_t size_ = 0;
-};
+/// The deepest a node of a tree of T can lie (see max_depth_limit): a node holding two
+/// distinct points lies at depth at most log2(2 max() / denorm_min()), its children one
+/// deeper, and a node of equal points is not split.
+template <class T>
+constexpr std::size_t split_depth_bound() noexcept {
+    using L = std::numeric_limits<T>;
+    return static_cast<std::size_t>(1 + L::max_exponent - L::min_exponent + L::digits) + 1;
+}
+static_assert(split_depth_bound<long double>() < max_depth_limit,
+              "quoct: max_depth_limit must stay above the deepest split of long double points");
 
 /// Calls f(args...) and reports whether to go on: f may return void (always go on) or
 /// something convertible to bool (false stops).
@@ -251,7 +249,8 @@ public:
     box_type bounds() const noexcept {
         return bounds_;
     }
-    /// Depth of the deepest leaf (0 for a tree of one leaf or none).
+    /// Depth of the deepest leaf (0 for a tree of one leaf or none): set by the data, not by
+    /// a fixed cap (see max_depth_limit); about 133 for points from 1e-20 to 1e20.
     std::size_t depth() const noexcept { return depth_; }
     /// Number of nodes.
     std::size_t node_count() const noexcept { return nodes_.empty() ? 0 : nodes_.size() - 1; }
@@ -403,7 +402,9 @@ public:
     /// true only if every point beyond a face of b is farther than bound by to_point (the
     /// search then stops once the k-ball lies inside a node; see detail::euclidean_metric).
     /// Set provides `T bound() const` (see detail::knn_set, which sink normally feeds).
-    /// Throws nothing itself; passes on what sink throws.
+    /// Throws std::bad_alloc if a tree over 255 deep cannot have room for its path, or a
+    /// search over 64 levels deep below one node for its stack (both are on the thread's
+    /// stack otherwise), and passes on what sink throws.
     template <class Metric, class Set, class Sink>
     void search_nearest(const Metric& metric, const Set& set, Sink&& sink) const {
         const auto by_id = [&](Id position, T d) { sink(ids_[position], d); };
@@ -440,7 +441,21 @@ private:
         Id begin;  // the node's points are [begin, nodes_[skip].begin)
         Id skip;   // the next node after this subtree in pre-order; index + 1 for a leaf
     };
-    static constexpr std::size_t stack_capacity = max_depth_limit * (fanout - 1) + 1;
+    // A node a nearest search defers, with its lower bound.
+    struct deferred {
+        Id index;
+        T distance;
+    };
+    // A nearest search keeps its path (depth() + 1 nodes) on the thread's stack in trees up
+    // to inline_depth deep, on the heap in deeper ones; and its stack of deferred nodes
+    // (fanout - 1 a level of the subtree it searches, and one more) in 16 KiB of the thread's
+    // stack, room for 64 levels in 2D and 3D, moved to the heap if it ever needs more. A
+    // tree whose whole depth fits both (shallow()) needs neither the test nor the move.
+    static constexpr std::size_t inline_depth = 255;
+    static constexpr std::size_t inline_deferred =
+        std::min(64 * (fanout - 1) + 1, std::size_t{16384} / sizeof(deferred));
+    static_assert(inline_deferred >= fanout, "quoct: a node's children must fit the deferred stack");
+    bool shallow() const noexcept { return depth_ <= 64 && depth_ * (fanout - 1) + 1 <= inline_deferred; }
 
     static box_type empty_box() noexcept {
         box_type b;
@@ -580,22 +595,33 @@ private:
     template <class Source>
     void sort_input(const Source& points, const box_type& all, build_state& st);
     void requantize(std::size_t b, std::size_t e, build_state& st);
-    box_type build_node(std::size_t b, std::size_t e, std::size_t depth, unsigned bits_left, bool fresh,
-                        build_state& st);
+    // A node yet to be built over stored points [b, e): see build_nodes.
+    struct pending {
+        std::size_t b, e, depth;
+        unsigned bits_left;
+        bool fresh;
+    };
+    void build_nodes(build_state& st);
+    std::size_t split_node(pending& t, std::size_t* run_start, build_state& st);
     void set_box(std::size_t ni, const box_type& exact);
     // search_nearest, calling sink(position, distance) (a point's storage position);
     // Single: sink offers every point to a set that keeps one (k == 1).
     template <bool Single, class Metric, class Set, class Sink>
     void find_nearest(const Metric& metric, const Set& set, Sink& sink) const;
+    template <bool Single, bool Shallow, class Metric, class Set, class Sink>
+    void find_nearest_in(const Metric& metric, const Set& set, Sink& sink) const;
     template <bool Single, class Metric, class Set, class Sink>
     void scan_leaf(const Metric& metric, const Set& set, Sink& sink, std::size_t b, std::size_t e) const;
     template <class Metric, class Set, class Sink>
     void scan_start_leaf(const Metric& metric, const Set& set, Sink& sink, std::size_t b, std::size_t e) const;
     box_type tight_bounds(std::size_t b, std::size_t e) const noexcept;
     void index_leaves(const box_type& all, unsigned axis_bits);
-    std::size_t locate_leaf(const point_type& p, std::size_t* up) const noexcept;
     template <class Metric>
-    std::size_t descend(const Metric& metric, std::size_t* up) const;
+    std::size_t locate_leaf(const Metric& metric, std::size_t* up) const;
+    template <class Metric>
+    std::size_t descend(const Metric& metric, std::size_t* up, std::size_t from = 0) const;
+    template <class Metric>
+    std::size_t restart_within(const Metric& metric, std::size_t* up, std::size_t depth) const;
 
     // The id-to-position map point() builds on first use, shared by copies of the tree
     // (which hold the same ids); `built` lets memory_bytes() look without waiting.
@@ -736,7 +762,7 @@ void orthtree<T, D, Id>::build(const Source& points, const build_options& option
     sort_input(points, all, st);
     bounds_ = all;
     nodes_.reserve(2 * n / options_.leaf_size + 2);
-    build_node(0, n, 0, st.axis_bits, true, st);
+    build_nodes(st);
     nodes_.push_back(node{});
     nodes_.back().begin = static_cast<Id>(n);
     nodes_.shrink_to_fit();
@@ -765,9 +791,14 @@ void orthtree<T, D, Id>::index_leaves(const box_type& all, unsigned axis_bits) {
 // clamped to them): a branch-free binary search for the last node whose key is at most p's,
 // which is a leaf (the node before the first one with a larger key ends its predecessor's
 // subtree), or the root when p's key is below them all (then its first leaf). Writes the
-// leaf and its ancestors, the leaf first and the root last, to `up`; returns their count.
+// leaf and its ancestors, the leaf first and the root last, to `up`; returns the leaf's
+// depth. p is metric.origin(). When the leaf's key is p's, p's cell may be split among
+// several leaves (below the root grid's resolution), of which this is the last: then
+// restart_within makes sure of it, when the metric has in_box.
 template <class T, std::size_t D, class Id>
-std::size_t orthtree<T, D, Id>::locate_leaf(const point_type& p, std::size_t* up) const noexcept {
+template <class Metric>
+std::size_t orthtree<T, D, Id>::locate_leaf(const Metric& metric, std::size_t* up) const {
+    const point_type& p = metric.origin();
     const std::uint32_t key = static_cast<std::uint32_t>(grid_->key(p) >> key_shift_);
     const std::uint32_t* keys = node_keys_.data();
     std::size_t at = 0;
@@ -776,10 +807,13 @@ std::size_t orthtree<T, D, Id>::locate_leaf(const point_type& p, std::size_t* up
         at = detail::select_index(keys[at + half] <= key, at + half, at);
         n -= half;
     }
+    const bool shared = keys[at] == key;
     while (!is_leaf(nodes_[at], at)) ++at;
     std::size_t count = 0;
     for (; at != 0; at = parents_[at]) up[count++] = at;
-    up[count++] = 0;
+    up[count] = 0;
+    if constexpr (detail::has_in_box<Metric, box_type>::value)
+        if (shared) return restart_within(metric, up, count);
     return count;
 }
 
@@ -852,44 +886,79 @@ void orthtree<T, D, Id>::set_box(std::size_t ni, const box_type& exact) {
     }
 }
 
-// Appends the subtree over stored points [b, e) in pre-order and returns the exact bounds
-// of its points. The keys of [b, e) share all but their low D * bits_left bits. Levels where
-// every point falls in the same child are skipped, so each internal node has at least two
-// children. When the keys run out of bits the range is re-sorted on a grid fitted to its
-// points; `fresh` says the current grid was fitted to this node and nothing split since,
-// so running out again means the points are all equal.
+// Appends the nodes in pre-order, depth first with an explicit stack: a tree may be
+// thousands of levels deep (max_depth_limit), and a thread's stack small. A node over
+// [b, e) is a leaf or splits (split_node); its box is the exact bounds of its points, a
+// leaf's measured and an internal node's the union of its children's, set with its skip
+// once its last child is done.
 template <class T, std::size_t D, class Id>
-auto orthtree<T, D, Id>::build_node(std::size_t b, std::size_t e, std::size_t depth, unsigned bits_left,
-                                    bool fresh, build_state& st) -> box_type {
-    const std::size_t ni = nodes_.size();
-    nodes_.push_back(node{});
-    nodes_[ni].begin = static_cast<Id>(b);
-    nodes_[ni].skip = static_cast<Id>(ni + 1);
-    bool leaf = e - b <= options_.leaf_size || depth >= options_.max_depth;
-    constexpr std::uint64_t mask = fanout - 1;
-    while (!leaf) {
-        if (bits_left == 0) {
-            if (fresh) {  // a fitted grid could not separate them: all equal
-                leaf = true;
-                break;
-            }
-            requantize(b, e, st);
-            bits_left = st.axis_bits;
-            fresh = true;
+void orthtree<T, D, Id>::build_nodes(build_state& st) {
+    struct open {
+        std::size_t index, children_left;
+        box_type all;
+    };
+    std::vector<pending> todo;  // later children of the nodes on the path, the next last
+    std::vector<open> up;       // the internal nodes on the path to the current one
+    std::size_t run_start[fanout + 1];
+    pending t{0, size_, 0, st.axis_bits, true};
+    for (;;) {
+        const std::size_t ni = nodes_.size();
+        nodes_.push_back(node{});
+        nodes_[ni].begin = static_cast<Id>(t.b);
+        nodes_[ni].skip = static_cast<Id>(ni + 1);
+        const bool small = t.e - t.b <= options_.leaf_size || t.depth >= options_.max_depth;
+        if (const std::size_t runs = small ? 0 : split_node(t, run_start, st)) {
+            up.push_back(open{ni, runs, empty_box()});
+            for (std::size_t c = runs; c-- > 1;)  // the later children wait, the first is next
+                todo.push_back(pending{run_start[c], run_start[c + 1], t.depth + 1, t.bits_left - 1, false});
+            t = pending{run_start[0], run_start[1], t.depth + 1, t.bits_left - 1, false};
+            continue;
         }
-        const unsigned shift = static_cast<unsigned>(D) * (bits_left - 1);
-        if (((st.key(b) >> shift) & mask) != ((st.key(e - 1) >> shift) & mask)) break;
-        --bits_left;
+        depth_ = std::max(depth_, t.depth);
+        box_type done = tight_bounds(t.b, t.e);
+        set_box(ni, done);
+        while (!up.empty()) {  // close the ancestors whose last child this was
+            open& o = up.back();
+            for (std::size_t a = 0; a < D; ++a) {
+                o.all.lo[a] = std::min(o.all.lo[a], done.lo[a]);
+                o.all.hi[a] = std::max(o.all.hi[a], done.hi[a]);
+            }
+            if (--o.children_left != 0) break;
+            nodes_[o.index].skip = static_cast<Id>(nodes_.size());
+            set_box(o.index, o.all);
+            done = o.all;
+            up.pop_back();
+        }
+        if (todo.empty()) return;
+        t = todo.back();
+        todo.pop_back();
     }
-    if (leaf) {
-        depth_ = std::max(depth_, depth);
-        const box_type exact = tight_bounds(b, e);
-        set_box(ni, exact);
-        return exact;
+}
+
+// Returns how many children the node t (over leaf_size, above max_depth) gets, 0 if it is a
+// leaf after all; their runs of stored points start at run_start[0..runs) and the last ends
+// at run_start[runs]. The keys of [b, e) share all but their low D * bits_left bits. Levels where every point falls in the same child are
+// skipped (t.bits_left counts down), so each internal node has at least two children. When
+// the keys run out of bits the range is re-sorted on a grid fitted to its points; `fresh`
+// says the current grid was fitted to this node and nothing split since, so running out
+// again means the points are all equal.
+template <class T, std::size_t D, class Id>
+std::size_t orthtree<T, D, Id>::split_node(pending& t, std::size_t* run_start, build_state& st) {
+    const std::size_t b = t.b, e = t.e;
+    constexpr std::uint64_t mask = fanout - 1;
+    for (;;) {
+        if (t.bits_left == 0) {
+            if (t.fresh) return 0;  // a fitted grid could not separate them: all equal
+            requantize(b, e, st);
+            t.bits_left = st.axis_bits;
+            t.fresh = true;
+        }
+        const unsigned shift = static_cast<unsigned>(D) * (t.bits_left - 1);
+        if (((st.key(b) >> shift) & mask) != ((st.key(e - 1) >> shift) & mask)) break;
+        --t.bits_left;
     }
     // Keys are sorted and share every digit above this one, so each child is one run.
-    const unsigned shift = static_cast<unsigned>(D) * (bits_left - 1);
-    std::size_t run_start[fanout + 1];
+    const unsigned shift = static_cast<unsigned>(D) * (t.bits_left - 1);
     std::size_t runs = 0;
     for (std::size_t s = b; s < e; ++runs) {
         run_start[runs] = s;
@@ -906,29 +975,19 @@ auto orthtree<T, D, Id>::build_node(std::size_t b, std::size_t e, std::size_t de
         s = lo;
     }
     run_start[runs] = e;
-    box_type all = empty_box();
-    for (std::size_t c = 0; c < runs; ++c) {
-        const box_type cb = build_node(run_start[c], run_start[c + 1], depth + 1, bits_left - 1, false, st);
-        for (std::size_t a = 0; a < D; ++a) {
-            all.lo[a] = std::min(all.lo[a], cb.lo[a]);
-            all.hi[a] = std::max(all.hi[a], cb.hi[a]);
-        }
-    }
-    nodes_[ni].skip = static_cast<Id>(nodes_.size());
-    set_box(ni, all);
-    return all;
+    return runs;
 }
 
-// Straight down from the root to a leaf, at each level the first child whose box holds the
-// query (in_box, if the metric has it) or else the nearest by to_box, keeping nothing on the
-// way. Writes the leaf and its ancestors to `up` as locate_leaf does; returns the leaf's depth.
+// Straight down to a leaf, at each level the first child whose box holds the query (in_box,
+// if the metric has it) or else the nearest by to_box, keeping nothing on the way: from the
+// root, or from up[from] when up[0..from] is the path to it from the root. Writes the leaf
+// and its ancestors to `up` as locate_leaf does; returns the leaf's depth.
 template <class T, std::size_t D, class Id>
 template <class Metric>
-std::size_t orthtree<T, D, Id>::descend(const Metric& metric, std::size_t* up) const {
-    std::size_t path[max_depth_limit + 1];
-    std::size_t depth = 0;
-    std::size_t at = 0;
-    path[0] = 0;
+std::size_t orthtree<T, D, Id>::descend(const Metric& metric, std::size_t* up, std::size_t from) const {
+    std::size_t depth = from;
+    if (from == 0) up[0] = 0;  // the path from the root, reversed at the end
+    std::size_t at = up[from];
     while (!is_leaf(nodes_[at], at)) {
         const std::size_t end = nodes_[at].skip;
         std::size_t choice = end;
@@ -949,16 +1008,33 @@ std::size_t orthtree<T, D, Id>::descend(const Metric& metric, std::size_t* up) c
             }
         }
         at = choice;
-        path[++depth] = at;
+        up[++depth] = at;
     }
-    for (std::size_t i = 0; i <= depth; ++i) up[i] = path[depth - i];
+    std::reverse(up, up + depth + 1);
     return depth;
+}
+
+// A leaf found by key whose cell of the root grid is split among several leaves (in a
+// subtree re-sorted on a finer grid, as data at every scale makes, or in the bits cut from
+// the keys) is the last of them, maybe far from the query: unless the query lies in its
+// box, start again at the deepest ancestor whose box holds the query and go down from there.
+// `up` and the result as locate_leaf and descend.
+template <class T, std::size_t D, class Id>
+template <class Metric>
+std::size_t orthtree<T, D, Id>::restart_within(const Metric& metric, std::size_t* up, std::size_t depth) const {
+    if (depth == 0 || metric.in_box(box_of(nodes_[up[0]]))) return depth;
+    std::size_t from = 1;
+    while (from < depth && !metric.in_box(box_of(nodes_[up[from]]))) ++from;
+    std::reverse(up + from, up + depth + 1);  // the path from the root to up[from] ...
+    std::copy(up + from, up + depth + 1, up);  // ... at the front
+    return descend(metric, up, depth - from);
 }
 
 // In two passes. First to a leaf near the query, whose points fill the set and give the
 // bound (offered nearest first by scan_start_leaf, unless k = 1): with a metric that has an
 // origin(), the leaf whose Morton cell holds it, found by a binary search on the node keys
-// (locate_leaf); otherwise straight down (descend). Then
+// (locate_leaf; where that cell is split further, as in data at every scale, down from the
+// deepest ancestor whose box holds the query); otherwise straight down (descend). Then
 // back up the path from the root to that leaf: at each level the siblings of
 // the path node within the bound are searched depth first, nearest child first (entered at
 // once, the others wait on an explicit stack with their lower bounds). Every node is thus
@@ -971,11 +1047,23 @@ template <bool Single, class Metric, class Set, class Sink>
 void orthtree<T, D, Id>::find_nearest(const Metric& metric, const Set& set, Sink& sink) const {
     if (nodes_.empty()) return;
     if (metric.to_box(box_of(nodes_[0])) > set.bound()) return;
+    if (shallow()) find_nearest_in<Single, true>(metric, set, sink);
+    else find_nearest_in<Single, false>(metric, set, sink);
+}
+
+// find_nearest in a tree that is shallow() or not. The two are apart so that the shallow
+// one's path and stack are at fixed places in its frame and it never tests for room.
+template <class T, std::size_t D, class Id>
+template <bool Single, bool Shallow, class Metric, class Set, class Sink>
+void orthtree<T, D, Id>::find_nearest_in(const Metric& metric, const Set& set, Sink& sink) const {
+    std::size_t up_here[inline_depth + 1];
+    std::unique_ptr<std::size_t[]> up_heap;
+    if (!Shallow && depth_ > inline_depth) up_heap.reset(new std::size_t[depth_ + 1]);
+    std::size_t* const up = Shallow || depth_ <= inline_depth ? up_here : up_heap.get();
     // up[0] is the leaf searched first, up[i + 1] the parent of up[i], up[depth] the root.
-    std::size_t up[max_depth_limit + 1];
     std::size_t depth = 0;
     if constexpr (detail::has_origin<Metric, point_type>::value) {
-        depth = grid_ ? locate_leaf(metric.origin(), up) - 1 : descend(metric, up);
+        depth = grid_ ? locate_leaf(metric, up) : descend(metric, up);
     } else {
         depth = descend(metric, up);
     }
@@ -983,16 +1071,20 @@ void orthtree<T, D, Id>::find_nearest(const Metric& metric, const Set& set, Sink
     if constexpr (Single) scan_leaf<true>(metric, set, sink, nodes_[leaf].begin, nodes_[nodes_[leaf].skip].begin);
     else scan_start_leaf(metric, set, sink, nodes_[leaf].begin, nodes_[nodes_[leaf].skip].begin);
 
-    struct entry {
-        Id index;
-        T distance;
-    };
     // The deferred nodes, most recent last; a local count keeps the top in a register.
-    detail::fixed_stack<entry, stack_capacity> storage;
-    entry* const stack = storage.data();
-    std::size_t top = 0;
+    deferred stack_here[inline_deferred];
+    std::unique_ptr<deferred[]> stack_heap;
+    deferred* stack = stack_here;
+    std::size_t room = inline_deferred, top = 0;
     // Pushes the children of node `parent` within the bound but `skip`, the nearest on top.
     const auto push_children = [&](std::size_t parent, std::size_t skip) {
+        if (!Shallow && room - top < fanout) {  // deeper than 64 levels below a path node
+            std::unique_ptr<deferred[]> more(new deferred[2 * room]);
+            std::copy(stack, stack + top, more.get());
+            stack_heap = std::move(more);
+            stack = stack_heap.get();
+            room *= 2;
+        }
         const std::size_t base = top;
         std::size_t nearest_child = base;
         T nearest_distance = T(0);
@@ -1005,7 +1097,7 @@ void orthtree<T, D, Id>::find_nearest(const Metric& metric, const Set& set, Sink
                 nearest_child = top;
                 nearest_distance = d;
             }
-            stack[top++] = entry{static_cast<Id>(ci), d};
+            stack[top++] = deferred{static_cast<Id>(ci), d};
         }
         if (top - base > 1) std::swap(stack[nearest_child], stack[top - 1]);
     };
@@ -1020,7 +1112,7 @@ void orthtree<T, D, Id>::find_nearest(const Metric& metric, const Set& set, Sink
         // Depth first under the siblings just pushed: the most recently deferred node
         // still within the bound next; a leaf is scanned, an internal node's children pushed.
         while (top != 0) {
-            const entry e = stack[--top];
+            const deferred e = stack[--top];
             if (e.distance > set.bound()) continue;
             const node& n = nodes_[e.index];
             if (is_leaf(n, e.index)) scan_leaf<Single>(metric, set, sink, n.begin, nodes_[n.skip].begin);

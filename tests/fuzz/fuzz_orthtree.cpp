@@ -21,7 +21,11 @@ struct with_id {
         std::vector<T> seen;
         quoct::build_options opt;
         opt.leaf_size = in.below(9);                           // 0 is invalid
-        opt.max_depth = in.one_in(4) ? in.below(80) : quoct::max_depth_limit;  // > 64 is invalid
+        // Mostly the default; else a small cap of the user's, or one next to max_depth_limit
+        // (a tree of 64 points is never that deep; above it is invalid).
+        opt.max_depth = !in.one_in(4) ? quoct::max_depth_limit
+                        : in.one_in(2) ? in.below(80)
+                                       : quoct::max_depth_limit - 2 + in.below(5);
         std::vector<quoct::point<T, D>> pts;
         const std::size_t n = in.below(65);
         bool bad_point = false;
