@@ -315,12 +315,15 @@ TEMPLATE_LIST_TEST_CASE("dynamic_orthtree: data at every scale, inserted, moved 
             index.move(static_cast<std::uint32_t>(id), where[id]);
         }
     }
+    // By the predicate's unbounded squared distance (float squares of 1e-20 underflow), as
+    // brute_nearest measures it, reported rounded to T.
     const auto brute_nearest_live = [&](const point& q, std::size_t k) {
-        std::vector<std::pair<T, std::uint32_t>> all;
+        std::vector<point> pts;
+        std::vector<std::uint32_t> ids;
         for (std::size_t i = 0; i < where.size(); ++i)
-            if (live[i]) all.emplace_back(quoct::distance_sq(where[i], q), static_cast<std::uint32_t>(i));
-        std::sort(all.begin(), all.end());
-        all.resize(std::min(k, all.size()));
+            if (live[i]) pts.push_back(where[i]), ids.push_back(static_cast<std::uint32_t>(i));
+        std::vector<std::pair<T, std::uint32_t>> all;
+        for (const auto& n : brute_nearest(pts, q, k)) all.emplace_back(n.distance_sq, ids[n.id]);
         return all;
     };
     std::vector<quoct::neighbor<T, std::uint32_t>> got;
