@@ -47,7 +47,7 @@ struct target {
             }
         }
 
-        const auto dist = [](const point_t& p, const point_t& q) { return quoct::distance_sq(p, q); };
+        const quoct_fuzz::euclidean_distance<T, D> dist;
         for (int ops = 0; ops < 8 && !in.empty(); ++ops) {
             const T r = radius<T>(in, seen, 16);
             const unsigned threads = 1 + static_cast<unsigned>(in.below(3));

@@ -34,7 +34,9 @@ void check_ball(input& in, const quoct::periodic_index<Index>& index, const std:
     const quoct::ball<T, D> s{domain_point<T, D>(in, seen, near, dom, true), radius<T>(in, seen, 24)};
     const bool bad = !dom.contains(s.center) || !(s.radius >= 0);
     if (!QUOCT_FUZZ_THROWS_IFF(std::invalid_argument, bad, (void)index.count(s))) return;
-    const auto want = brute(live, [&](const quoct::point<T, D>& p) { return dom.distance_sq(p, s.center) <= s.radius * s.radius; });
+    const auto want = brute(live, [&](const quoct::point<T, D>& p) {
+        return periodic_distance<T, D>{dom}.within(p, s.center, s.radius);
+    });
     const auto got = sorted(index.query(s));
     if (got != want) {
         std::string msg = "periodic ball " + str(s.center) + " r " + str(s.radius) + ": query gave " +
@@ -74,7 +76,7 @@ struct target {
             pts.push_back(domain_point<T, D>(in, seen, pts, dom, true));
             outside |= !dom.contains(pts.back());
         }
-        const auto dist = [&](const point_t& p, const point_t& q) { return dom.distance_sq(p, q); };
+        const periodic_distance<T, D> dist{dom};
         std::vector<entry<T, D, Id>> live;
         for (std::size_t i = 0; i < pts.size(); ++i) live.push_back({static_cast<Id>(i), pts[i]});
 

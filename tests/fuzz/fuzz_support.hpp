@@ -27,6 +27,7 @@
 #include <quoct/geometry.hpp>
 #include <quoct/orthtree.hpp>
 #include <quoct/pairs.hpp>
+#include <quoct/periodic.hpp>
 
 namespace quoct_fuzz {
 
@@ -313,7 +314,7 @@ void point_query(input& in, const Index& index, const std::vector<entry<T, D, Id
         case 0: {
             const quoct::ball<T, D> s{point<T, D>(in, seen, near, 24), radius<T>(in, seen, 24)};
             if (!QUOCT_FUZZ_THROWS_IFF(std::invalid_argument, !valid_query(s), (void)index.count(s))) return;
-            const auto want = brute(live, [&](const point_t& p) { return quoct::distance_sq(p, s.center) <= s.radius * s.radius; });
+            const auto want = brute(live, [&](const point_t& p) { return quoct::contains(s, p); });
             check_shape_query(index, s, want, live, stop_after, ("ball " + str(s.center) + " r " + str(s.radius)).c_str());
             break;
         }
@@ -330,10 +331,21 @@ void point_query(input& in, const Index& index, const std::vector<entry<T, D, Id
             std::vector<quoct::neighbor<T, Id>> got;
             if (!QUOCT_FUZZ_THROWS_IFF(std::invalid_argument, k == 0 || !quoct::is_finite(c), index.nearest(c, k, got)))
                 return;
+            // By the predicate's unbounded squared distance, ties by id, reported rounded to T.
+            struct measured {
+                quoct::detail::wide<T> d;
+                Id id;
+            };
+            std::vector<measured> by;
+            for (const auto& e : live)
+                by.push_back({quoct::detail::wide_sum_sq<T, D>(quoct::detail::point_offsets<T, D>{e.p, c}), e.id});
+            std::sort(by.begin(), by.end(), [](const measured& x, const measured& y) {
+                const bool xy = quoct::detail::wide_less_equal(x.d, y.d), yx = quoct::detail::wide_less_equal(y.d, x.d);
+                return xy != yx ? xy : x.id < y.id;
+            });
             std::vector<std::pair<T, Id>> all;
-            for (const auto& e : live) all.emplace_back(quoct::distance_sq(e.p, c), e.id);
-            std::sort(all.begin(), all.end());
-            all.resize(std::min(k, all.size()));
+            for (std::size_t i = 0; i < std::min(k, by.size()); ++i)
+                all.emplace_back(quoct::detail::wide_value(by[i].d), by[i].id);
             QUOCT_FUZZ_CHECK(got.size() == all.size(), "nearest: wrong number of neighbours");
             for (std::size_t i = 0; i < all.size(); ++i)
                 QUOCT_FUZZ_CHECK(got[i].id == all[i].second && got[i].distance_sq == all[i].first,
@@ -347,9 +359,30 @@ void point_query(input& in, const Index& index, const std::vector<entry<T, D, Id
 
 // --- the brute-force oracle for pair searches (pairs.hpp, on any point index) -------------
 
+/// The Euclidean squared distance and ball predicate, for check_pairs.
+template <class T, std::size_t D>
+struct euclidean_distance {
+    T operator()(const quoct::point<T, D>& p, const quoct::point<T, D>& q) const { return quoct::distance_sq(p, q); }
+    bool within(const quoct::point<T, D>& p, const quoct::point<T, D>& q, T r) const {
+        return quoct::contains(quoct::ball<T, D>{q, r}, p);
+    }
+};
+
+/// The minimum-image squared distance and ball predicate of a periodic domain.
+template <class T, std::size_t D>
+struct periodic_distance {
+    quoct::periodic_domain<T, D> dom;
+    T operator()(const quoct::point<T, D>& p, const quoct::point<T, D>& q) const { return dom.distance_sq(p, q); }
+    bool within(const quoct::point<T, D>& p, const quoct::point<T, D>& q, T r) const {
+        const quoct::detail::radius_bound<T, D> bound(r);
+        return bound.admits(dom.distance_sq(p, q), [&](std::size_t a) { return dom.wide_axis_distance(a, p[a], q[a]); });
+    }
+};
+
 /// Checks for_each_pair_within, pairs_within and neighbor_lists on one index for radius r
 /// (invalid when NaN or negative: each must throw std::invalid_argument) against brute
-/// force over `live` with dist(p, q), the index's documented squared distance.
+/// force over `live` with dist(p, q), the index's documented squared distance, and
+/// dist.within(p, q, r), its ball predicate (euclidean_distance, periodic_distance).
 template <class Index, class T, std::size_t D, class Id, class Dist>
 void check_pairs(const Index& index, const std::vector<entry<T, D, Id>>& live, Dist&& dist, T r, unsigned threads,
                  std::size_t stop_after) {
@@ -366,7 +399,7 @@ void check_pairs(const Index& index, const std::vector<entry<T, D, Id>>& live, D
     std::vector<std::vector<Id>> rows(quoct::detail::sim::id_bound(index));
     for (const auto& a : live)
         for (const auto& b : live)
-            if (a.id != b.id && dist(a.p, b.p) <= r * r) {
+            if (a.id != b.id && dist.within(a.p, b.p, r)) {
                 if (a.id < b.id) want.emplace_back(a.id, b.id);
                 rows[a.id].push_back(b.id);
             }
@@ -418,7 +451,7 @@ void check_cross_pairs(const IndexA& a, const std::vector<entry<T, D, IdA>>& liv
     std::vector<std::vector<IdB>> rows(quoct::detail::sim::id_bound(a));
     for (const auto& p : live_a)
         for (const auto& q : live_b)
-            if (dist(p.p, q.p) <= r * r) want.emplace_back(p.id, q.id), rows[p.id].push_back(q.id);
+            if (dist.within(p.p, q.p, r)) want.emplace_back(p.id, q.id), rows[p.id].push_back(q.id);
     quoct::for_each_pair_within(a, b, r, [&](IdA i, IdB j, T d2) {
         got.emplace_back(i, j);
         const auto pi = std::find_if(live_a.begin(), live_a.end(), [&](const entry<T, D, IdA>& e) { return e.id == i; });
