@@ -24,19 +24,27 @@ struct ball_query {
     ball_query(const point<T, D>& c, const radius_bound<T, D>& b) : center(c), bound(b) {}
 
     quoct::relation classify(const box<T, D>& b) const noexcept {
-        if constexpr (Plain) {
-            if (distance_sq(center, b) > bound.r_sq) return quoct::relation::outside;
-            return farthest_distance_sq(center, b) <= bound.r_sq ? quoct::relation::inside : quoct::relation::partial;
-        } else {
-            if (distance_sq(center, b) > bound.sure_out) return quoct::relation::outside;
-            return farthest_distance_sq(center, b) <= bound.sure_in ? quoct::relation::inside
-                                                                     : quoct::relation::partial;
-        }
+        if (distance_sq(center, b) > bound.sure_out) return quoct::relation::outside;
+        return farthest_distance_sq(center, b) <= bound.sure_in ? quoct::relation::inside : quoct::relation::partial;
     }
     bool contains(const point<T, D>& p) const {
-        if constexpr (Plain) return distance_sq(p, center) <= bound.r_sq;
-        else return bound.admits(distance_sq(p, center), point_offsets<T, D>{p, center});
+        return bound.admits(distance_sq(p, center), point_offsets<T, D>{p, center});
     }
+};
+
+/// The plain form: the radius squared alone, as small as the loop it feeds.
+template <class T, std::size_t D>
+struct ball_query<T, D, true> {
+    point<T, D> center;
+    T radius_sq;
+
+    ball_query(const point<T, D>& c, const radius_bound<T, D>& b) : center(c), radius_sq(b.r_sq) {}
+
+    quoct::relation classify(const box<T, D>& b) const noexcept {
+        if (distance_sq(center, b) > radius_sq) return quoct::relation::outside;
+        return farthest_distance_sq(center, b) <= radius_sq ? quoct::relation::inside : quoct::relation::partial;
+    }
+    bool contains(const point<T, D>& p) const noexcept { return distance_sq(p, center) <= radius_sq; }
 };
 
 /// Calls f(query) with the ball_query for s, plain or not, and returns what f returns: the
