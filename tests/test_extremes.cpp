@@ -178,6 +178,17 @@ TEST_CASE("extremes: the reproducers of overflowing and underflowing squares", "
     CHECK_FALSE(quoct::contains(quoct::ball<double, 1>{P1{{-1.5e308}}, 1.7e308}, P1{{1.5e308}}));
     CHECK(quoct::contains(quoct::ball<double, 1>{P1{{-1.5e308}}, std::numeric_limits<double>::infinity()}, P1{{1.5e308}}));
 
+    // The free functions at non-finite input (the indexes refuse it): a point at infinity
+    // or NaN is in no finite ball, a NaN radius holds nothing.
+    const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+    CHECK_FALSE(quoct::contains(quoct::ball<double, 1>{P1{{0.0}}, 1e200}, P1{{inf}}));
+    CHECK_FALSE(quoct::contains(quoct::ball<double, 1>{P1{{0.0}}, 1e200}, P1{{nan}}));
+    CHECK_FALSE(quoct::contains(quoct::ball<double, 1>{P1{{0.0}}, nan}, P1{{0.0}}));
+    CHECK(quoct::contains(quoct::ball<double, 1>{P1{{0.0}}, inf}, P1{{1e308}}));
+    CHECK_FALSE(quoct::intersects(quoct::ball<double, 1>{P1{{0.0}}, 1e200}, quoct::box<double, 1>{P1{{inf}}, P1{{inf}}}));
+    CHECK(quoct::intersects(quoct::ball<double, 1>{P1{{0.0}}, 1e200}, quoct::ball<double, 1>{P1{{3e200}}, 2e200}));
+    CHECK_FALSE(quoct::intersects(quoct::ball<double, 1>{P1{{0.0}}, 1e200}, quoct::ball<double, 1>{P1{{3.1e200}}, 2e200}));
+
     const std::vector<P1> pts{P1{{0.0}}, P1{{3e200}}};
     const quoct::orthtree<double, 1> tree(pts);
     CHECK(sorted(tree.query(quoct::ball<double, 1>{P1{{0.0}}, 2e200})) == std::vector<std::uint32_t>{0});

@@ -184,6 +184,9 @@ wide<T> to_wide(T x) noexcept {
 /// rounds to half the difference.
 template <class T>
 wide<T> wide_difference(T a, T b) noexcept {
+    // An infinite (or NaN) coordinate, which only the free functions let through: farther
+    // than any finite distance.
+    if (!std::isfinite(a) || !std::isfinite(b)) return wide<T>{T(0.5), std::numeric_limits<long>::max() / 8};
     const T d = a - b;
     if (std::abs(d) <= std::numeric_limits<T>::max()) return to_wide(d);
     wide<T> w = to_wide(a / 2 - b / 2);
@@ -287,7 +290,10 @@ private:
     radius_bound(T r, wide<T> exact, bool has_exact) noexcept
         : r_sq(r * r), plain(false), r_(r), exact_(exact), has_exact_(has_exact) {
         const T flip = flip_;
-        if (std::isinf(r) && !(has_exact && exact.m != 0)) {  // an infinite radius: every point
+        if (std::isnan(r)) {  // (the indexes refuse it) no point
+            sure_in = T(-1);
+            sure_out = -std::numeric_limits<T>::infinity();
+        } else if (std::isinf(r) && !(has_exact && exact.m != 0)) {  // an infinite radius: every point
             sure_in = sure_out = r_sq;
             plain = true;
         } else if (std::isinf(r_sq)) {  // every finite s is inside
@@ -322,7 +328,7 @@ public:
     template <class Axis>
     bool admits(T s, Axis&& axis) const {
         if (s <= sure_in) return true;
-        if (s > sure_out) return false;
+        if (!(s <= sure_out)) return false;  // NaN too
         return within(wide_sum_sq<T, D>(axis));
     }
 
@@ -416,8 +422,10 @@ template <class T, std::size_t D>
 bool intersects(const ball<T, D>& a, const ball<T, D>& b) noexcept {
     const T r = a.radius + b.radius;
     const bool infinite = std::isinf(a.radius) || std::isinf(b.radius);
+    const bool sum = !infinite && a.radius >= 0 && b.radius >= 0;  // (a negative radius: as r rounds)
     const detail::radius_bound<T, D> bound(
-        r, infinite ? detail::wide<T>{} : detail::wide_add(detail::to_wide(a.radius), detail::to_wide(b.radius)));
+        r, sum ? detail::wide_add(detail::to_wide(a.radius), detail::to_wide(b.radius))
+               : infinite ? detail::wide<T>{} : detail::to_wide(r));
     return bound.admits(distance_sq(a.center, b.center), detail::point_offsets<T, D>{a.center, b.center});
 }
 
