@@ -203,12 +203,6 @@ const scale_workload* prepare(benchmark::State& state, const std::string& name) 
     return &w;
 }
 
-void report(benchmark::State& state, std::size_t queries, std::size_t results) {
-    const auto total = static_cast<double>(state.iterations()) * static_cast<double>(queries);
-    state.SetItemsProcessed(static_cast<std::int64_t>(total));
-    state.counters["results_per_query"] = total > 0 ? static_cast<double>(results) / total : 0.0;
-}
-
 template <class Peer>
 void bm_build(benchmark::State& state, const std::string& name) {
     const scale_workload* w = prepare<Peer>(state, name);
@@ -228,7 +222,7 @@ void bm_nearest(benchmark::State& state, const std::string& name, std::size_t k)
     std::size_t results = 0;
     for (auto _ : state)
         for (const auto& q : w->queries) results += peer.nearest(q, k, buf);
-    report(state, w->queries.size(), results);
+    report_queries(state, w->queries.size(), results);
 }
 
 template <class Peer>
@@ -241,7 +235,7 @@ void bm_ball(benchmark::State& state, const std::string& name, bool count_only) 
     for (auto _ : state)
         for (std::size_t i = 0; i < w->queries.size(); ++i)
             results += count_only ? peer.count(w->queries[i], w->radius[i]) : peer.radius(w->queries[i], w->radius[i], buf);
-    report(state, w->queries.size(), results);
+    report_queries(state, w->queries.size(), results);
     state.counters["f"] = w->factor;
 }
 
@@ -254,7 +248,7 @@ void bm_box(benchmark::State& state, const std::string& name) {
     std::size_t results = 0;
     for (auto _ : state)
         for (const auto& b : w->boxes) results += peer.in_box(b, buf);
-    report(state, w->boxes.size(), results);
+    report_queries(state, w->boxes.size(), results);
 }
 
 template <class Peer>

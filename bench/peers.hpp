@@ -19,6 +19,7 @@
 #ifndef QUOCT_BENCH_PEERS_HPP
 #define QUOCT_BENCH_PEERS_HPP
 
+#include <benchmark/benchmark.h>
 #include <quoct/quoct.hpp>
 
 #include <nanoflann.hpp>
@@ -40,6 +41,13 @@
 #include "datasets.hpp"
 
 namespace quoct_bench {
+
+/// Items per second from `queries` queries an iteration, and the mean results a query.
+inline void report_queries(benchmark::State& state, std::size_t queries, std::size_t results) {
+    const auto total = static_cast<double>(state.iterations()) * static_cast<double>(queries);
+    state.SetItemsProcessed(static_cast<std::int64_t>(total));
+    state.counters["results_per_query"] = total > 0 ? static_cast<double>(results) / total : 0.0;
+}
 
 using id_t = std::uint32_t;
 

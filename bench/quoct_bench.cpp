@@ -46,12 +46,6 @@ const workload<D>* prepare_run(benchmark::State& state, workload_id id) {
     return &w;
 }
 
-void report_queries(benchmark::State& state, std::size_t queries, std::size_t results) {
-    const auto total = static_cast<double>(state.iterations()) * static_cast<double>(queries);
-    state.SetItemsProcessed(static_cast<std::int64_t>(total));
-    state.counters["results_per_query"] = total > 0 ? static_cast<double>(results) / total : 0.0;
-}
-
 template <std::size_t D, class Peer>
 void bm_build(benchmark::State& state, workload_id id) {
     const workload<D>* w = prepare_run<D, Peer>(state, id);

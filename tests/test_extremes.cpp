@@ -99,16 +99,19 @@ bool oracle_contains(const quoct::point<T, D>& c, T r, const quoct::point<T, D>&
         [&](std::size_t a) { return round_to(align_add(exact(q[a]), exact(c[a]), true), p); }, r);
 }
 
+/// The order of nearest answers on the oracle's (distance, id) pairs.
+bool oracle_before(const std::pair<dyadic, std::uint32_t>& x, const std::pair<dyadic, std::uint32_t>& y) {
+    const bool xy = less_equal(x.first, y.first), yx = less_equal(y.first, x.first);
+    return xy != yx ? xy : x.second < y.second;
+}
+
 /// The oracle's k nearest of pts to c within r: ids by (distance, id).
 template <class T, std::size_t D>
 std::vector<std::uint32_t> oracle_nearest(const points<T, D>& pts, const quoct::point<T, D>& c, std::size_t k, T r) {
     std::vector<std::pair<dyadic, std::uint32_t>> all;
     for (std::size_t i = 0; i < pts.size(); ++i)
         if (oracle_contains(c, r, pts[i])) all.emplace_back(oracle_distance(c, pts[i]), static_cast<std::uint32_t>(i));
-    std::sort(all.begin(), all.end(), [](const auto& x, const auto& y) {
-        const bool xy = less_equal(x.first, y.first), yx = less_equal(y.first, x.first);
-        return xy != yx ? xy : x.second < y.second;
-    });
+    std::sort(all.begin(), all.end(), oracle_before);
     std::vector<std::uint32_t> ids;
     for (std::size_t i = 0; i < std::min(k, all.size()); ++i) ids.push_back(all[i].second);
     return ids;
@@ -345,10 +348,7 @@ TEMPLATE_TEST_CASE("extremes: periodic balls with huge and tiny periods follow t
                                      return round_to(align_add(exact(pts[i][1]), exact(c[1]), true), p);
                                  }),
                                  static_cast<std::uint32_t>(i));
-            std::sort(all.begin(), all.end(), [](const auto& x, const auto& y) {
-                const bool xy = less_equal(x.first, y.first), yx = less_equal(y.first, x.first);
-                return xy != yx ? xy : x.second < y.second;
-            });
+            std::sort(all.begin(), all.end(), oracle_before);
             const std::size_t k = 1 + g.below(12);
             std::vector<std::uint32_t> nearest_want;
             for (std::size_t i = 0; i < k; ++i) nearest_want.push_back(all[i].second);

@@ -665,8 +665,7 @@ std::vector<quoct::neighbor<T, Id>> brute_nearest(const points<T, D>& pts, const
     for (std::size_t i = 0; i < pts.size(); ++i)
         all[i] = {quoct::detail::wide_sum_sq<T, D>(quoct::detail::point_offsets<T, D>{pts[i], p}), static_cast<Id>(i)};
     const auto before = [](const measured& x, const measured& y) {
-        const bool xy = quoct::detail::wide_less_equal(x.d, y.d), yx = quoct::detail::wide_less_equal(y.d, x.d);
-        return xy != yx ? xy : x.id < y.id;
+        return quoct::detail::wide_less(x.d, y.d) || (!quoct::detail::wide_less(y.d, x.d) && x.id < y.id);
     };
     k = std::min(k, all.size());
     std::partial_sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(k), all.end(), before);

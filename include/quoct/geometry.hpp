@@ -226,6 +226,12 @@ bool wide_less_equal(wide<T> a, wide<T> b) noexcept {
     return a.e != b.e ? a.e < b.e : a.m <= b.m;
 }
 
+/// a < b.
+template <class T>
+bool wide_less(wide<T> a, wide<T> b) noexcept {
+    return !wide_less_equal(b, a);
+}
+
 /// The value in T: rounded to a subnormal or zero, or infinity, where T's range ends.
 template <class T>
 T wide_value(wide<T> w) noexcept {

@@ -319,9 +319,7 @@ public:
     /// Number of points in the closed ball; the same points query(s) returns. Throws as query.
     std::size_t count(const ball_type& s) const {
         detail::check_ball(s);
-        const detail::radius_bound<T, D> bound(s.radius);
-        if (bound.plain) return count_in(detail::ball_query<T, D, true>(s.center, bound));
-        return count_in(detail::ball_query<T, D, false>(s.center, bound));
+        return detail::with_ball_query(s, [&](const auto& q) { return count_in(q); });
     }
     /// Number of points in the closed box; the same points query(b) returns. Throws as query.
     std::size_t count(const box_type& b) const {

@@ -340,8 +340,7 @@ void point_query(input& in, const Index& index, const std::vector<entry<T, D, Id
             for (const auto& e : live)
                 by.push_back({quoct::detail::wide_sum_sq<T, D>(quoct::detail::point_offsets<T, D>{e.p, c}), e.id});
             std::sort(by.begin(), by.end(), [](const measured& x, const measured& y) {
-                const bool xy = quoct::detail::wide_less_equal(x.d, y.d), yx = quoct::detail::wide_less_equal(y.d, x.d);
-                return xy != yx ? xy : x.id < y.id;
+                return quoct::detail::wide_less(x.d, y.d) || (!quoct::detail::wide_less(y.d, x.d) && x.id < y.id);
             });
             std::vector<std::pair<T, Id>> all;
             for (std::size_t i = 0; i < std::min(k, by.size()); ++i)

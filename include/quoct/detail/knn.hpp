@@ -239,8 +239,7 @@ void run_nearest_sq(std::vector<neighbor<T, Id>>& out, std::size_t k, std::size_
         if (std::isinf(radius) || cap.within(d)) found.push_back(measured{d, id});
     });
     const auto before = [](const measured& x, const measured& y) {
-        if (wide_less_equal(x.d, y.d) != wide_less_equal(y.d, x.d)) return wide_less_equal(x.d, y.d);
-        return x.id < y.id;
+        return wide_less(x.d, y.d) || (!wide_less(y.d, x.d) && x.id < y.id);
     };
     const std::size_t keep = std::min(kk, found.size());
     std::partial_sort(found.begin(), found.begin() + static_cast<std::ptrdiff_t>(keep), found.end(), before);
