@@ -281,7 +281,7 @@ public:
     }
     /// Bytes held: the lon/lat copy, the unit vectors and the octree.
     std::size_t memory_bytes() const noexcept {
-        return where_.capacity() * sizeof(lonlat) + unit_.capacity() * sizeof(detail::vec3) + tree_.memory_bytes();
+        return where_.memory_bytes() + unit_.memory_bytes() + tree_.memory_bytes();
     }
 
     // --- within: a spherical cap ---------------------------------------------------------
@@ -411,7 +411,8 @@ private:
     template <class Source>
     void build(const Source& points, const build_options& options) {
         const std::size_t n = points.size();
-        std::vector<lonlat> where(n);
+        quoct::detail::section<lonlat> where;
+        where.resize(n);
         for (std::size_t i = 0; i < n; ++i) {
             const quoct::point<double, 2> p = points[i];
             where[i] = lonlat{p[0], p[1]};
@@ -419,9 +420,10 @@ private:
                 throw std::invalid_argument("quoct::geo: point " + std::to_string(i) +
                                             " is not a longitude in [-180, 180] and a latitude in [-90, 90]");
         }
-        std::vector<detail::vec3> unit(n);
+        quoct::detail::section<detail::vec3> unit;
+        unit.resize(n);
         for (std::size_t i = 0; i < n; ++i) unit[i] = detail::unit_vector(where[i].lon, where[i].lat);
-        tree_ = octree<double, Id>(unit, options);  // checks the options and the size
+        tree_ = octree<double, Id>(unit.data(), n, options);  // checks the options and the size
         where_ = std::move(where);
         unit_ = std::move(unit);
     }
@@ -454,9 +456,12 @@ private:
         return true;
     }
 
-    std::vector<lonlat> where_;        // by id, as given
-    std::vector<detail::vec3> unit_;   // by id: unit_vector(where_[id])
-    octree<double, Id> tree_;          // over unit_
+    // Sections, owned when built here or views of a mapped file (quoct/file.hpp).
+    template <class>
+    friend struct quoct::detail::file_codec;
+    quoct::detail::section<lonlat> where_;        // by id, as given
+    quoct::detail::section<detail::vec3> unit_;   // by id: unit_vector(where_[id])
+    octree<double, Id> tree_;                     // over unit_
 };
 
 namespace detail {

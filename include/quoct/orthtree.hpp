@@ -32,6 +32,7 @@
 #include "detail/knn.hpp"
 #include "detail/morton.hpp"
 #include "detail/query_shapes.hpp"
+#include "detail/section.hpp"
 #include "detail/validate.hpp"
 #include "geometry.hpp"
 #include "point_traits.hpp"
@@ -120,6 +121,8 @@ bool call_go_on(F& f, Args&&... args) {
 
 template <class T, std::size_t D>
 class quantizer;  // below: the Morton grid of the keys
+template <class Index>
+struct file_codec;  // quoct/file.hpp: an index's data to and from a file
 
 /// The index of the lowest set bit of x, which is not 0.
 inline unsigned lowest_bit(std::uint64_t x) noexcept {
@@ -257,8 +260,8 @@ public:
     /// Bytes held by the tree: coordinates, ids and nodes, and the id-to-position map once
     /// point() has built it (sizeof(Id) bytes per point).
     std::size_t memory_bytes() const noexcept {
-        return coords_.capacity() * sizeof(T) + ids_.capacity() * sizeof(Id) + nodes_.capacity() * sizeof(node) +
-               node_keys_.capacity() * sizeof(std::uint32_t) + parents_.capacity() * sizeof(Id) +
+        return coords_.memory_bytes() + ids_.memory_bytes() + nodes_.memory_bytes() + node_keys_.memory_bytes() +
+               parents_.memory_bytes() +
                (lookup_ && lookup_->built.load(std::memory_order_acquire) ? lookup_->position.capacity() * sizeof(Id)
                                                                           : 0);
     }
@@ -512,8 +515,7 @@ private:
         traverse(
             q,
             [&](std::size_t b, std::size_t e) {
-                out.insert(out.end(), ids_.begin() + static_cast<std::ptrdiff_t>(b),
-                           ids_.begin() + static_cast<std::ptrdiff_t>(e));
+                out.insert(out.end(), ids_.data() + b, ids_.data() + e);
                 return true;
             },
             [&](std::size_t b, std::size_t e) {
@@ -527,7 +529,8 @@ private:
                         found[k] = ids_[i];
                         k += q.contains(point_at(i)) ? 1u : 0u;
                     }
-                    out.insert(out.end(), found, found + k);
+                    const Id* first = found;  // the same insert as the whole runs above
+                    out.insert(out.end(), first, first + k);
                 }
                 return true;
             });
@@ -634,7 +637,10 @@ private:
         id_lookup& l = *lookup_;
         std::call_once(l.once, [&] {
             std::vector<Id> pos(size_);
-            for (std::size_t i = 0; i < size_; ++i) pos[ids_[i]] = static_cast<Id>(i);
+            // (An id out of range can only come from a damaged file opened unverified: skipped,
+            // so that it cannot write outside the map.)
+            for (std::size_t i = 0; i < size_; ++i)
+                if (ids_[i] < size_) pos[ids_[i]] = static_cast<Id>(i);
             l.position = std::move(pos);
             l.built.store(true, std::memory_order_release);
         });
@@ -643,17 +649,23 @@ private:
 
     std::size_t size_ = 0;
     std::shared_ptr<id_lookup> lookup_;
-    detail::raw_vector<T> coords_;  // axis a of stored point i at coords_[a * size_ + i]
-    detail::raw_vector<Id> ids_;    // input position of stored point i
-    std::vector<node> nodes_;  // pre-order, then one sentinel whose begin is size_
+    // The data, each array a section: owned when built here, or a view of a mapped file
+    // (quoct/file.hpp, through detail::file_codec, which reads and writes these members).
+    template <class>
+    friend struct detail::file_codec;
+    detail::section<T> coords_;  // axis a of stored point i at coords_[a * size_ + i]
+    detail::section<Id> ids_;    // input position of stored point i
+    detail::section<node> nodes_;  // pre-order, then one sentinel whose begin is size_
     // Where a nearest search starts (locate_leaf): per node the top 32 bits of its first
     // point's Morton key on the root grid (non-decreasing in pre-order) and its parent.
-    std::vector<std::uint32_t> node_keys_;
-    std::vector<Id> parents_;
+    detail::section<std::uint32_t> node_keys_;
+    detail::section<Id> parents_;
     std::shared_ptr<const detail::quantizer<T, D>> grid_;  // the root grid of the keys
+    unsigned axis_bits_ = 0;                                // its bits per axis
     unsigned key_shift_ = 0;                                // key bits dropped to fit 32
     box_type bounds_ = empty_box();
     std::size_t depth_ = 0;
+    bool unchecked_ = false;  // coordinates not known finite: a file opened without checksums
     build_options options_;
 };
 
@@ -773,6 +785,7 @@ void orthtree<T, D, Id>::build(const Source& points, const build_options& option
 // requantized subtree's points share one root key), so they never decrease in pre-order.
 template <class T, std::size_t D, class Id>
 void orthtree<T, D, Id>::index_leaves(const box_type& all, unsigned axis_bits) {
+    axis_bits_ = axis_bits;
     grid_ = std::make_shared<const detail::quantizer<T, D>>(all, axis_bits);
     const unsigned key_bits = axis_bits * static_cast<unsigned>(D);
     key_shift_ = key_bits > 32 ? key_bits - 32 : 0;
@@ -853,7 +866,7 @@ void orthtree<T, D, Id>::requantize(std::size_t b, std::size_t e, build_state& s
     }
     std::vector<Id> ids(m);
     for (std::size_t i = 0; i < m; ++i) ids[i] = ids_[b + st.index(local[i])];
-    std::copy(ids.begin(), ids.end(), ids_.begin() + static_cast<std::ptrdiff_t>(b));
+    std::copy(ids.begin(), ids.end(), ids_.data() + b);
     std::copy(local.begin(), local.end(), st.items.begin() + static_cast<std::ptrdiff_t>(b));
 }
 
@@ -1186,11 +1199,20 @@ void orthtree<T, D, Id>::scan_start_leaf(const Metric& metric, const Set& set, S
     // in[c] has bit i for point i, and bit c of `used` says that in[c] is not empty.
     std::uint64_t in[buckets] = {};
     std::uint64_t used = 0;
-    for (std::size_t i = 0; i < m; ++i) {
-        const auto c = static_cast<unsigned>(std::min(std::max(dist[i] * scale, T(0)), T(buckets - 1)));
-        in[c] |= std::uint64_t{1} << i;
-        used |= std::uint64_t{1} << c;
-    }
+    const auto fill = [&](auto unchecked) {
+        for (std::size_t i = 0; i < m; ++i) {
+            // A NaN distance (from coordinates no built tree has: a file opened without its
+            // checksums, quoct/file.hpp) goes to bucket 0 by max(0, d); a checked tree keeps
+            // the cheaper order of operands.
+            const T d = dist[i] * scale;
+            const T low = decltype(unchecked)::value ? std::max(T(0), d) : std::max(d, T(0));
+            const auto c = static_cast<unsigned>(std::min(low, T(buckets - 1)));
+            in[c] |= std::uint64_t{1} << i;
+            used |= std::uint64_t{1} << c;
+        }
+    };
+    if (unchecked_) fill(std::true_type{});
+    else fill(std::false_type{});
     // A point in bucket c has d * scale >= c in floating point, and rounding keeps order,
     // so once bound * scale < c no point from bucket c on is within the bound.
     T bound = set.bound();
