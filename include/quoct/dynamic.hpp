@@ -696,6 +696,8 @@ private:
         return n;
     }
 
+    template <class>
+    friend struct detail::file_codec;  // quoct/file.hpp
     dynamic_options options_;
     std::vector<point_type> points_;    // by id: the current point (stale when erased)
     std::vector<unsigned char> where_;  // by id: erased, at_snapshot, in_tail or in_level + j

@@ -472,6 +472,8 @@ private:
         return {domain_, s.center, detail::radius_bound<T, D>(s.radius)};
     }
 
+    template <class>
+    friend struct detail::file_codec;  // quoct/file.hpp
     domain_type domain_;
     Index base_;
 };

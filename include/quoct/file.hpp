@@ -1,0 +1,892 @@
+// quoct: indexes that outlive the process. Saves an index to one self-contained file (its
+// points, ids, nodes and nearest index: nothing else is needed to query it), loads it back
+// as an owning copy, or opens it memory-mapped, read-only, so that many processes share one
+// copy through the page cache and opening costs no reading at all. Optional header: the
+// standard library, and POSIX for mmap (elsewhere open() reads the file as load() does).
+//
+//   quoct::save(tree, "cloud.quoct");                              // atomic
+//   auto t = quoct::load<quoct::octree<double>>("cloud.quoct");    // checksums verified
+//   auto m = quoct::open<quoct::octree<double>>("cloud.quoct");    // mapped; structure checked
+//
+// Every index kind with a saved form: orthtree (quadtree, octree), geo::index and
+// periodic_index over an orthtree (save, load, open), dynamic_orthtree and periodic_index
+// over it (save, load: a loaded dynamic index goes on with the same ids). Answers after
+// load or open are the answers of the index that was saved, bit for bit.
+//
+// The format (docs/file-format.md): a 128-byte header (magic, format version, byte order,
+// file size, section count, the index type as text, a checksum of the header and the
+// table), a table of named sections (offset, bytes, element size, checksum), then the
+// sections, each at a multiple of 64 bytes, holding the index's arrays exactly as the
+// searches read them. Files are little-endian; a big-endian machine refuses them.
+//
+// Errors: quoct::file_error (a std::runtime_error) naming the file and the cause.
+#ifndef QUOCT_FILE_HPP
+#define QUOCT_FILE_HPP
+
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "detail/section.hpp"
+#include "dynamic.hpp"
+#include "geo.hpp"
+#include "orthtree.hpp"
+#include "periodic.hpp"
+
+#if defined(__unix__) || defined(__APPLE__)
+#define QUOCT_FILE_POSIX 1
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
+
+namespace quoct {
+
+/// What goes wrong with an index file: it cannot be read or written, it is not a quoct
+/// index file, its format version is newer than this library reads, it holds another index
+/// type than asked for (both are named), it is truncated, a checksum does not match (the
+/// section is named), or its structure is damaged. what() names the file and the cause.
+class file_error : public std::runtime_error {
+public:
+    file_error(const std::string& path, const std::string& cause)
+        : std::runtime_error("quoct: " + path + ": " + cause), path_(path) {}
+    /// The file's path as given (or "<bytes>" for an index read from memory).
+    const std::string& path() const noexcept { return path_; }
+
+private:
+    std::string path_;
+};
+
+/// How open() checks a file before mapping it for queries.
+struct open_options {
+    /// Checksum every section, as load() does: reads the whole file once. Off by default:
+    /// open() then checks the header, the section table, every size and the tree structure
+    /// (node ranges, children and depth), so that no query can read outside the file, but
+    /// reads no coordinate, and trusts the values to be the ones saved.
+    bool verify = false;
+};
+
+/// The version of the file format this library writes, and the newest it reads.
+constexpr std::uint32_t file_format_version = 1;
+
+/// One section of an index file, as file_info lists them.
+struct file_section {
+    std::string name;
+    std::uint64_t offset;
+    std::uint64_t bytes;
+    std::uint32_t element_bytes;
+};
+
+/// What an index file holds, from its header and section table (read_file_info).
+struct file_info {
+    std::string type;  // as "orthtree<double, 3, uint32>"
+    std::uint32_t version;
+    std::uint64_t bytes;
+    std::vector<file_section> sections;
+};
+
+namespace detail {
+
+constexpr unsigned char file_magic[8] = {0x89, 'Q', 'U', 'O', 'C', 'T', '\r', '\n'};
+constexpr std::uint32_t file_byte_order = 0x01020304;
+constexpr std::size_t file_align = 64;     // every section starts at a multiple of this
+constexpr std::size_t file_header = 128;   // magic .. type name
+constexpr std::size_t file_entry = 64;     // one section in the table
+constexpr std::size_t file_name = 32;      // a section's name, NUL-padded
+constexpr std::size_t file_type = 88;      // the index type, NUL-padded
+constexpr std::size_t file_checksum_at = 32;
+
+// The text of a NUL-padded field of at most `most` bytes.
+inline std::string padded_text(const unsigned char* p, std::size_t most) {
+    std::size_t n = 0;
+    while (n < most && p[n] != 0) ++n;
+    return std::string(reinterpret_cast<const char*>(p), n);
+}
+
+inline bool little_endian() noexcept {
+    const std::uint32_t one = 1;
+    unsigned char first;
+    std::memcpy(&first, &one, 1);
+    return first == 1;
+}
+
+inline std::uint64_t load_u64(const unsigned char* p) noexcept {
+    std::uint64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+}
+inline std::uint32_t load_u32(const unsigned char* p) noexcept {
+    std::uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+}
+inline void store_u64(unsigned char* p, std::uint64_t v) noexcept { std::memcpy(p, &v, 8); }
+inline void store_u32(unsigned char* p, std::uint32_t v) noexcept { std::memcpy(p, &v, 4); }
+
+/// A 64-bit checksum of n bytes: four lanes of multiply-rotate rounds over 8-byte words
+/// (the round of xxHash64, so several gigabytes a second), then the tail bytes. Detects
+/// any change of one word, and damage in general with probability 1 - 2^-64.
+inline std::uint64_t checksum64(const unsigned char* p, std::size_t n) noexcept {
+    constexpr std::uint64_t k1 = 0x9E3779B185EBCA87ull, k2 = 0xC2B2AE3D27D4EB4Full, k3 = 0x165667B19E3779F9ull;
+    const auto rotl = [](std::uint64_t x, unsigned r) { return (x << r) | (x >> (64 - r)); };
+    const auto round = [&](std::uint64_t acc, std::uint64_t w) { return rotl(acc + w * k2, 31) * k1; };
+    std::uint64_t lane[4] = {k1 + k2, k2, 0, 0 - k1};
+    std::size_t i = 0;
+    for (; i + 32 <= n; i += 32)
+        for (std::size_t j = 0; j < 4; ++j) lane[j] = round(lane[j], load_u64(p + i + 8 * j));
+    std::uint64_t h = rotl(lane[0], 1) + rotl(lane[1], 7) + rotl(lane[2], 12) + rotl(lane[3], 18);
+    h ^= n * k3;
+    for (; i + 8 <= n; i += 8) h = rotl(h ^ round(0, load_u64(p + i)), 27) * k1 + k2;
+    for (; i < n; ++i) h = rotl(h ^ (p[i] * k3), 11) * k1;
+    h ^= h >> 33;
+    h *= k2;
+    h ^= h >> 29;
+    h *= k3;
+    return h ^ (h >> 32);
+}
+
+template <class T>
+std::string scalar_name() {
+    static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value,
+                  "quoct/file.hpp: index files hold float or double coordinates");
+    return std::is_same<T, float>::value ? "float" : "double";
+}
+template <class Id>
+std::string id_name() {
+    return "uint" + std::to_string(8 * sizeof(Id));
+}
+
+/// Gathers an index's sections and writes them as one file (to a path, atomically, or to
+/// memory). Sections are borrowed (the index outlives the writer) or copied in.
+class file_writer {
+public:
+    /// A section of n values at p, borrowed.
+    template <class U>
+    void add(const std::string& name, const U* p, std::size_t n) {
+        static_assert(std::is_trivially_copyable<U>::value, "quoct: a section holds trivially copyable values");
+        if (name.size() >= file_name) throw std::logic_error("quoct: section name too long: " + name);
+        entries_.push_back(entry{name, reinterpret_cast<const unsigned char*>(p), n * sizeof(U),
+                                 static_cast<std::uint32_t>(sizeof(U))});
+    }
+    /// A section of the values v, copied.
+    template <class U>
+    void add_copy(const std::string& name, const std::vector<U>& v) {
+        kept_.emplace_back(reinterpret_cast<const unsigned char*>(v.data()),
+                           reinterpret_cast<const unsigned char*>(v.data() + v.size()));
+        add(name, reinterpret_cast<const U*>(kept_.back().data()), v.size());
+        entries_.back().bytes = v.size() * sizeof(U);
+    }
+    /// A section of bytes the caller has already laid out (element_bytes each), copied.
+    void add_bytes(const std::string& name, std::vector<unsigned char> bytes, std::uint32_t element_bytes) {
+        kept_.push_back(std::move(bytes));
+        add(name, kept_.back().data(), kept_.back().size());
+        entries_.back().element_bytes = element_bytes;
+    }
+
+    /// The whole file in memory.
+    std::vector<unsigned char> bytes(const std::string& type) const {
+        std::vector<unsigned char> out = head(type);
+        for (const entry& e : entries_) {
+            out.resize(align(out.size()), 0);
+            out.insert(out.end(), e.p, e.p + e.bytes);
+        }
+        return out;
+    }
+
+    /// Writes the file to `path` atomically: into a new file in the same directory, flushed
+    /// to disk, then renamed over `path`, so that a crash or a full disk mid-save leaves
+    /// whatever was at `path` whole. Throws file_error naming the cause.
+    void write(const std::string& type, const std::string& path) const;
+
+private:
+    struct entry {
+        std::string name;
+        const unsigned char* p;
+        std::size_t bytes;
+        std::uint32_t element_bytes;
+    };
+    static std::size_t align(std::size_t n) noexcept { return (n + file_align - 1) / file_align * file_align; }
+
+    // The header and the section table, checksums filled in.
+    std::vector<unsigned char> head(const std::string& type) const {
+        if (type.size() >= file_type) throw std::logic_error("quoct: index type name too long: " + type);
+        const std::size_t table_end = file_header + file_entry * entries_.size();
+        std::vector<unsigned char> h(table_end, 0);
+        std::memcpy(h.data(), file_magic, 8);
+        store_u32(h.data() + 8, file_format_version);
+        store_u32(h.data() + 12, file_byte_order);
+        store_u32(h.data() + 24, static_cast<std::uint32_t>(entries_.size()));
+        std::memcpy(h.data() + 40, type.data(), type.size());
+        std::size_t at = table_end;
+        for (std::size_t i = 0; i < entries_.size(); ++i) {
+            const entry& e = entries_[i];
+            unsigned char* row = h.data() + file_header + file_entry * i;
+            at = align(at);
+            std::memcpy(row, e.name.data(), e.name.size());
+            store_u64(row + 32, at);
+            store_u64(row + 40, e.bytes);
+            store_u64(row + 48, checksum64(e.p, e.bytes));
+            store_u32(row + 56, e.element_bytes);
+            at += e.bytes;
+        }
+        store_u64(h.data() + 16, at);  // the file's size
+        store_u64(h.data() + file_checksum_at, header_checksum(h.data(), h.size()));
+        return h;
+    }
+
+public:
+    // The header's checksum: of every byte of header and table but its own eight.
+    static std::uint64_t header_checksum(const unsigned char* h, std::size_t n) noexcept {
+        const std::uint64_t before = checksum64(h, file_checksum_at);
+        const std::uint64_t after = checksum64(h + file_checksum_at + 8, n - file_checksum_at - 8);
+        return before ^ (after * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull);
+    }
+
+private:
+    std::vector<entry> entries_;
+    std::deque<std::vector<unsigned char>> kept_;  // copied sections (a deque keeps them in place)
+};
+
+/// Reads an index file from bytes in memory (a loaded buffer, a mapping): checks the
+/// header and the table at construction, and hands out sections as views that keep the
+/// bytes alive. Every failure is a file_error naming the file.
+class file_reader {
+public:
+    file_reader(std::string path, const unsigned char* data, std::size_t size, std::shared_ptr<const void> keep,
+                bool verify)
+        : path_(std::move(path)), data_(data), size_(size), keep_(std::move(keep)), verify_(verify) {
+        check_head(data_, size_, path_, true);
+        const std::size_t count = load_u32(data_ + 24);
+        for (std::size_t i = 0; i < count; ++i) {
+            const unsigned char* row = data_ + file_header + file_entry * i;
+            entry e;
+            e.name = padded_text(row, file_name);
+            e.offset = load_u64(row + 32);
+            e.bytes = load_u64(row + 40);
+            e.checksum = load_u64(row + 48);
+            e.element_bytes = load_u32(row + 56);
+            if (e.offset % file_align != 0 || e.offset > size_ || e.bytes > size_ - e.offset ||
+                e.offset < file_header + file_entry * count)
+                fail("damaged: section '" + e.name + "' lies outside the file");
+            entries_.push_back(std::move(e));
+        }
+    }
+
+    /// Checks a header (and, with `table`, that the table fits and its checksum matches),
+    /// given at least file_header bytes, or all there are. Throws file_error.
+    static void check_head(const unsigned char* h, std::size_t size, const std::string& path, bool table) {
+        const auto fail = [&](const std::string& cause) { throw file_error(path, cause); };
+        if (size < 8 || std::memcmp(h, file_magic, 8) != 0) fail("not a quoct index file");
+        if (size < file_header) fail("truncated: " + std::to_string(size) + " bytes, not even a header");
+        if (load_u32(h + 12) != file_byte_order) {
+            if (load_u32(h + 12) == 0x04030201u) fail("written with another byte order than this machine's");
+            fail("damaged: the header's byte-order mark is wrong");
+        }
+        const std::uint32_t version = load_u32(h + 8);
+        if (version > file_format_version)
+            fail("format version " + std::to_string(version) + " is newer than this library reads (" +
+                 std::to_string(file_format_version) + ")");
+        if (version == 0) fail("damaged: format version 0");
+        const std::uint64_t bytes = load_u64(h + 16);
+        if (!table) return;
+        if (bytes != size)
+            fail((bytes > size ? "truncated: " : "damaged: ") + std::to_string(size) + " bytes, the header says " +
+                 std::to_string(bytes));
+        const std::uint64_t count = load_u32(h + 24);
+        if (count > (size - file_header) / file_entry) fail("damaged: the section table runs past the file");
+        const std::size_t table_end = file_header + file_entry * static_cast<std::size_t>(count);
+        if (file_writer::header_checksum(h, table_end) != load_u64(h + file_checksum_at))
+            fail("damaged: checksum mismatch in the header or section table");
+    }
+    static std::string type_of(const unsigned char* h) { return padded_text(h + 40, file_type); }
+
+    const std::string& path() const noexcept { return path_; }
+    /// True when every section handed out had its checksum verified.
+    bool verified() const noexcept { return verify_; }
+    std::string type() const { return type_of(data_); }
+    [[noreturn]] void fail(const std::string& cause) const { throw file_error(path_, cause); }
+
+    /// The section `name` as a view of `count` values of U (any count when count is
+    /// `any`), its checksum verified when the reader verifies.
+    static constexpr std::size_t any = std::numeric_limits<std::size_t>::max();
+    template <class U>
+    section<U> get(const std::string& name, std::size_t count = any) const {
+        const entry& e = find(name);
+        if (e.element_bytes != sizeof(U))
+            fail("damaged: section '" + name + "' holds " + std::to_string(e.element_bytes) + "-byte values, not " +
+                 std::to_string(sizeof(U)));
+        if (e.bytes % sizeof(U) != 0 || (count != any && e.bytes / sizeof(U) != count))
+            fail("damaged: section '" + name + "' has " + std::to_string(e.bytes) + " bytes, not " +
+                 (count == any ? "a whole number of values" : std::to_string(count) + " values"));
+        if (verify_ && checksum64(data_ + e.offset, e.bytes) != e.checksum)
+            fail("damaged: checksum mismatch in section '" + name + "'");
+        return section<U>::view(reinterpret_cast<const U*>(data_ + e.offset), e.bytes / sizeof(U), keep_);
+    }
+    /// The section `name` copied into a vector.
+    template <class U>
+    std::vector<U> copy(const std::string& name, std::size_t count = any) const {
+        const section<U> s = get<U>(name, count);
+        return std::vector<U>(s.begin(), s.end());
+    }
+    /// A size_t read from a section of 64-bit values, checked to fit.
+    static std::size_t to_size(std::uint64_t v) noexcept {
+        return v > std::numeric_limits<std::size_t>::max() ? std::numeric_limits<std::size_t>::max()
+                                                           : static_cast<std::size_t>(v);
+    }
+
+private:
+    struct entry {
+        std::string name;
+        std::uint64_t offset, bytes, checksum;
+        std::uint32_t element_bytes;
+    };
+    const entry& find(const std::string& name) const {
+        for (const entry& e : entries_)
+            if (e.name == name) return e;
+        fail("damaged: no section '" + name + "'");
+    }
+
+    std::string path_;
+    const unsigned char* data_;
+    std::size_t size_;
+    std::shared_ptr<const void> keep_;
+    bool verify_;
+    std::vector<entry> entries_;
+};
+
+// --- the codecs: one per index kind, reading and writing its members -------------------
+
+template <class T, std::size_t D, class Id>
+struct file_codec<orthtree<T, D, Id>> {
+    using tree = orthtree<T, D, Id>;
+    using node = typename tree::node;
+    static constexpr std::size_t meta_count = 8;
+
+    static std::string type_name() {
+        return "orthtree<" + scalar_name<T>() + ", " + std::to_string(D) + ", " + id_name<Id>() + ">";
+    }
+
+    static void write(const tree& t, file_writer& w, const std::string& prefix) {
+        w.add_copy(prefix + "meta",
+                   std::vector<std::uint64_t>{t.size_, t.depth_, t.options_.leaf_size, t.options_.max_depth,
+                                              t.options_.nearest_index ? 1u : 0u, t.axis_bits_, t.key_shift_,
+                                              t.node_count()});
+        std::vector<T> bounds(2 * D);
+        for (std::size_t a = 0; a < D; ++a) bounds[a] = t.bounds_.lo[a], bounds[D + a] = t.bounds_.hi[a];
+        w.add_copy(prefix + "bounds", bounds);
+        w.add(prefix + "coords", t.coords_.data(), t.coords_.size());
+        w.add(prefix + "ids", t.ids_.data(), t.ids_.size());
+        if (sizeof(node) == 2 * D * sizeof(T) + 2 * sizeof(Id)) {
+            w.add(prefix + "nodes", t.nodes_.data(), t.nodes_.size());
+        } else {  // padding inside a node: written as zeros, so that equal trees give equal files
+            std::vector<unsigned char> bytes(t.nodes_.size() * sizeof(node), 0);
+            for (std::size_t i = 0; i < t.nodes_.size(); ++i) {
+                const node& n = t.nodes_[i];
+                unsigned char* at = bytes.data() + i * sizeof(node);
+                std::memcpy(at + offsetof(node, lo), n.lo, sizeof n.lo);
+                std::memcpy(at + offsetof(node, hi), n.hi, sizeof n.hi);
+                std::memcpy(at + offsetof(node, begin), &n.begin, sizeof n.begin);
+                std::memcpy(at + offsetof(node, skip), &n.skip, sizeof n.skip);
+            }
+            w.add_bytes(prefix + "nodes", std::move(bytes), sizeof(node));
+        }
+        w.add(prefix + "node_keys", t.node_keys_.data(), t.node_keys_.size());
+        w.add(prefix + "parents", t.parents_.data(), t.parents_.size());
+    }
+
+    static tree read(const file_reader& r, const std::string& prefix) {
+        const section<std::uint64_t> m = r.get<std::uint64_t>(prefix + "meta", meta_count);
+        const std::size_t n = file_reader::to_size(m[0]), count = file_reader::to_size(m[7]);
+        tree t;
+        if (n > std::size_t{std::numeric_limits<Id>::max()} / 2 || (n == 0) != (count == 0) || count > 2 * n)
+            r.fail("damaged: " + std::to_string(m[0]) + " points in " + std::to_string(m[7]) + " nodes");
+        if (n > file_reader::any / D) r.fail("damaged: too many points");
+        t.size_ = n;
+        t.depth_ = file_reader::to_size(m[1]);
+        t.options_.leaf_size = file_reader::to_size(m[2]);
+        t.options_.max_depth = file_reader::to_size(m[3]);
+        t.options_.nearest_index = m[4] != 0;
+        if (t.options_.leaf_size == 0 || t.options_.max_depth > max_depth_limit || m[4] > 1)
+            r.fail("damaged: build options out of range");
+        const section<T> bounds = r.get<T>(prefix + "bounds", 2 * D);
+        for (std::size_t a = 0; a < D; ++a) t.bounds_.lo[a] = bounds[a], t.bounds_.hi[a] = bounds[D + a];
+        t.coords_ = r.get<T>(prefix + "coords", D * n);
+        t.ids_ = r.get<Id>(prefix + "ids", n);
+        t.nodes_ = r.get<node>(prefix + "nodes", n == 0 ? 0 : count + 1);
+        const bool keyed = t.options_.nearest_index && n != 0;
+        t.node_keys_ = r.get<std::uint32_t>(prefix + "node_keys", keyed ? count : 0);
+        t.parents_ = r.get<Id>(prefix + "parents", keyed ? count : 0);
+        if (n == 0) return t;
+        for (std::size_t a = 0; a < D; ++a)
+            if (!(is_finite_value(t.bounds_.lo[a]) && is_finite_value(t.bounds_.hi[a]) && t.bounds_.lo[a] <= t.bounds_.hi[a]))
+                r.fail("damaged: the bounds are not a finite box");
+        check_structure(r, t, count);
+        if (keyed) {
+            const unsigned bits = static_cast<unsigned>(std::min<std::uint64_t>(m[5], 64));
+            const unsigned key_bits = bits * static_cast<unsigned>(D);
+            if (bits == 0 || bits > morton_bits<D>() || m[6] != (key_bits > 32 ? key_bits - 32 : 0))
+                r.fail("damaged: the nearest index's key grid is out of range");
+            t.axis_bits_ = bits;
+            t.key_shift_ = static_cast<unsigned>(m[6]);
+            t.grid_ = std::make_shared<const quantizer<T, D>>(t.bounds_, bits);
+        }
+        t.lookup_ = std::make_shared<typename tree::id_lookup>();
+        t.unchecked_ = !r.verified();
+        return t;
+    }
+
+    static bool is_finite_value(T v) noexcept { return std::abs(v) <= std::numeric_limits<T>::max(); }
+
+    // The nodes are a tree in pre-order as the builder makes them, so that no search can
+    // leave the arrays or loop: the root spans all, every skip lies beyond its node and
+    // within its parent's subtree, node starts never decrease (so every run of points is
+    // inside [0, n)), no node has more than 2^D children, the depth is the one recorded (the
+    // searches size their stacks by it), and each parent is the one recorded. O(nodes).
+    static void check_structure(const file_reader& r, const tree& t, std::size_t count) {
+        const auto bad = [&](std::size_t i, const char* what) {
+            r.fail("damaged: node " + std::to_string(i) + " " + what);
+        };
+        const node* nodes = t.nodes_.data();
+        if (nodes[0].begin != 0 || nodes[0].skip != count) bad(0, "does not span the tree");
+        if (nodes[count].begin != t.size_) bad(count, "(the end) does not end the points");
+        struct open_node {
+            std::size_t index, children;
+        };
+        std::vector<open_node> path;
+        std::size_t depth = 0;
+        for (std::size_t i = 0; i < count; ++i) {
+            const std::size_t skip = nodes[i].skip;
+            while (!path.empty() && i >= nodes[path.back().index].skip) path.pop_back();
+            if (i != 0) {
+                if (path.empty()) bad(i, "lies outside the root");
+                open_node& parent = path.back();
+                if (skip > nodes[parent.index].skip) bad(i, "runs past its parent");
+                if (++parent.children > tree::fanout) bad(i - 1, "has too many children");
+                if (!t.parents_.empty() && t.parents_[i] != parent.index) bad(i, "has the wrong parent");
+            }
+            if (skip <= i || skip > count) bad(i, "skips out of the tree");
+            if (nodes[i].begin > nodes[i + 1].begin) bad(i, "starts after the next node");
+            if (skip != i + 1) path.push_back(open_node{i, 0});
+            else depth = std::max(depth, path.size());
+        }
+        if (depth != t.depth_) r.fail("damaged: the tree is " + std::to_string(depth) + " deep, not " + std::to_string(t.depth_));
+    }
+};
+
+template <class Id>
+struct file_codec<geo::index<Id>> {
+    using index = geo::index<Id>;
+    static std::string type_name() { return "geo::index<" + id_name<Id>() + ">"; }
+
+    static void write(const index& g, file_writer& w, const std::string& prefix) {
+        w.add(prefix + "lonlat", g.where_.data(), g.where_.size());
+        w.add(prefix + "unit", g.unit_.data(), g.unit_.size());
+        file_codec<octree<double, Id>>::write(g.tree_, w, prefix + "tree.");
+    }
+    // The ids of the tree index the lon/lat arrays: all are checked (O(n)).
+    static index read(const file_reader& r, const std::string& prefix) {
+        index g;
+        g.tree_ = file_codec<octree<double, Id>>::read(r, prefix + "tree.");
+        const std::size_t n = g.tree_.size();
+        g.where_ = r.get<geo::lonlat>(prefix + "lonlat", n);
+        g.unit_ = r.get<geo::detail::vec3>(prefix + "unit", n);
+        const Id* ids = g.tree_.ids_.data();
+        for (std::size_t i = 0; i < n; ++i)
+            if (ids[i] >= n) r.fail("damaged: point " + std::to_string(i) + " has an id out of range");
+        return g;
+    }
+};
+
+template <class Index>
+struct file_codec<periodic_index<Index>> {
+    using index = periodic_index<Index>;
+    using T = typename index::scalar_type;
+    static constexpr std::size_t D = index::dimension;
+    static std::string type_name() { return "periodic_index<" + file_codec<Index>::type_name() + ">"; }
+
+    static void write(const index& p, file_writer& w, const std::string& prefix) {
+        w.add(prefix + "domain", p.domain_.length.data(), D);
+        file_codec<Index>::write(p.base_, w, prefix + "base.");
+    }
+    static index read(const file_reader& r, const std::string& prefix) {
+        typename index::domain_type domain;
+        const section<T> length = r.get<T>(prefix + "domain", D);
+        for (std::size_t a = 0; a < D; ++a) domain.length[a] = length[a];
+        try {
+            domain.validate();
+        } catch (const std::invalid_argument& e) {
+            r.fail(std::string("damaged: ") + e.what());
+        }
+        index p(domain);
+        p.base_ = file_codec<Index>::read(r, prefix + "base.");
+        return p;
+    }
+};
+
+template <class T, std::size_t D, class Id>
+struct file_codec<dynamic_orthtree<T, D, Id>> {
+    using index = dynamic_orthtree<T, D, Id>;
+    using part = typename index::part;
+    using point_type = typename index::point_type;
+    static std::string type_name() {
+        return "dynamic_orthtree<" + scalar_name<T>() + ", " + std::to_string(D) + ", " + id_name<Id>() + ">";
+    }
+
+    static void write(const index& x, file_writer& w, const std::string& prefix) {
+        const build_options& o = x.options_.tree;
+        w.add_copy(prefix + "meta", std::vector<std::uint64_t>{x.options_.tail_limit, o.leaf_size, o.max_depth,
+                                                               o.nearest_index ? 1u : 0u, x.live_, x.levels_.size()});
+        w.add_copy(prefix + "rebuild", std::vector<double>{x.options_.rebuild_fraction});
+        w.add(prefix + "points", x.points_.data(), x.points_.size());
+        w.add(prefix + "where", x.where_.data(), x.where_.size());
+        w.add(prefix + "slot", x.slot_.data(), x.slot_.size());
+        w.add(prefix + "tail", x.tail_.data(), x.tail_.size());
+        w.add(prefix + "tail_points", x.tail_points_.data(), x.tail_points_.size());
+        write_part(x.snap_, w, prefix + "snap.");
+        for (std::size_t j = 0; j < x.levels_.size(); ++j) write_part(x.levels_[j], w, prefix + "level" + std::to_string(j) + ".");
+    }
+
+    static index read(const file_reader& r, const std::string& prefix) {
+        const section<std::uint64_t> m = r.get<std::uint64_t>(prefix + "meta", 6);
+        index x;
+        x.options_.tail_limit = file_reader::to_size(m[0]);
+        x.options_.tree.leaf_size = file_reader::to_size(m[1]);
+        x.options_.tree.max_depth = file_reader::to_size(m[2]);
+        x.options_.tree.nearest_index = m[3] != 0;
+        x.options_.rebuild_fraction = r.get<double>(prefix + "rebuild", 1)[0];
+        try {
+            x.check_options();
+        } catch (const std::exception& e) {
+            r.fail(std::string("damaged: ") + e.what());
+        }
+        x.live_ = file_reader::to_size(m[4]);
+        const std::size_t levels = file_reader::to_size(m[5]);
+        if (levels > 64) r.fail("damaged: " + std::to_string(m[5]) + " levels");
+        x.points_ = r.copy<point_type>(prefix + "points");
+        const std::size_t n = x.points_.size();
+        x.where_ = r.copy<unsigned char>(prefix + "where", n);
+        x.slot_ = r.copy<Id>(prefix + "slot", n);
+        x.tail_ = r.copy<Id>(prefix + "tail");
+        x.tail_points_ = r.copy<point_type>(prefix + "tail_points", x.tail_.size());
+        x.snap_ = read_part(r, prefix + "snap.", n);
+        for (std::size_t j = 0; j < levels; ++j) x.levels_.push_back(read_part(r, prefix + "level" + std::to_string(j) + ".", n));
+        check(r, x);
+        return x;
+    }
+
+private:
+    static void write_part(const part& p, file_writer& w, const std::string& prefix) {
+        w.add_copy(prefix + "meta", std::vector<std::uint64_t>{p.dead_count, p.stored});
+        w.add(prefix + "ids", p.ids.data(), p.ids.size());
+        w.add(prefix + "dead", p.dead.words().data(), p.dead.words().size());
+        file_codec<orthtree<T, D, Id>>::write(p.tree, w, prefix + "tree.");
+    }
+    static part read_part(const file_reader& r, const std::string& prefix, std::size_t id_bound) {
+        part p;
+        const section<std::uint64_t> m = r.get<std::uint64_t>(prefix + "meta", 2);
+        p.tree = file_codec<orthtree<T, D, Id>>::read(r, prefix + "tree.");
+        p.dead_count = file_reader::to_size(m[0]);
+        p.stored = file_reader::to_size(m[1]);
+        if (p.stored != p.tree.size() || p.dead_count > p.stored) r.fail("damaged: " + prefix + "meta disagrees with its tree");
+        const section<Id> ids = r.get<Id>(prefix + "ids");
+        if (!ids.empty() && ids.size() != p.stored) r.fail("damaged: " + prefix + "ids has the wrong size");
+        for (const Id id : ids)
+            if (id >= id_bound) r.fail("damaged: " + prefix + "ids holds an unknown id");
+        p.ids.assign(ids.begin(), ids.end());
+        p.dead.assign_words(r.copy<std::uint64_t>(prefix + "dead", (p.stored + 63) / 64));
+        for (Id id : p.tree.ids_)  // the tree's ids index the part's ids and dead marks
+            if (id >= p.stored) r.fail("damaged: " + prefix + "tree holds an id out of range");
+        return p;
+    }
+    // Every id's place is within its part or the tail, and the live count adds up.
+    static void check(const file_reader& r, const index& x) {
+        std::size_t live = 0;
+        for (std::size_t id = 0; id < x.points_.size(); ++id) {
+            const unsigned w = x.where_[id];
+            const std::size_t s = x.slot_[id];
+            const bool ok = w == index::erased || (w == index::at_snapshot && s < x.snap_.stored) ||
+                            (w == index::in_tail && s < x.tail_.size()) ||
+                            (w >= index::in_level && w - index::in_level < x.levels_.size() &&
+                             s < x.levels_[w - index::in_level].stored);
+            if (!ok) r.fail("damaged: point " + std::to_string(id) + " has no place in the index");
+            if (w != index::erased && !is_finite(x.points_[id]))  // a rebuild would refuse it
+                r.fail("damaged: point " + std::to_string(id) + " has a NaN or infinite coordinate");
+            live += w != index::erased;
+        }
+        if (live != x.live_) r.fail("damaged: the live count disagrees with the points");
+        for (std::size_t i = 0; i < x.tail_.size(); ++i)
+            if (x.tail_[i] >= x.points_.size() || !is_finite(x.tail_points_[i]))
+                r.fail("damaged: the tail holds an unknown id or a point that is not finite");
+    }
+};
+
+/// The whole file read into memory, 8-byte aligned (every section is 64-aligned in it).
+struct file_buffer {
+    raw_vector<std::uint64_t> words;
+    std::size_t size = 0;
+    const unsigned char* data() const noexcept { return reinterpret_cast<const unsigned char*>(words.data()); }
+    unsigned char* data() noexcept { return reinterpret_cast<unsigned char*>(words.data()); }
+    void resize(std::size_t n) {
+        words.resize((n + 7) / 8);
+        size = n;
+    }
+};
+
+inline std::string errno_text(int e) { return std::strerror(e); }
+
+// Reads a whole file: the header first (so that a foreign or truncated file is refused
+// before a large allocation), then the rest. Linear in the file's size.
+inline std::shared_ptr<file_buffer> read_file(const std::string& path) {
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
+    if (!f) throw file_error(path, "cannot open: " + errno_text(errno));
+    auto buf = std::make_shared<file_buffer>();
+    buf->resize(file_header);
+    const std::size_t got = std::fread(buf->data(), 1, file_header, f.get());
+    if (std::ferror(f.get())) throw file_error(path, "cannot read: " + errno_text(errno));
+    file_reader::check_head(buf->data(), got, path, false);
+    const std::uint64_t claimed = load_u64(buf->data() + 16);
+    if (std::fseek(f.get(), 0, SEEK_END) != 0) throw file_error(path, "cannot seek: " + errno_text(errno));
+    const long end = std::ftell(f.get());
+    if (end < 0) throw file_error(path, "cannot tell its size: " + errno_text(errno));
+    const auto size = static_cast<std::uint64_t>(end);
+    if (claimed != size)
+        throw file_error(path, (claimed > size ? "truncated: " : "damaged: ") + std::to_string(size) +
+                                   " bytes, the header says " + std::to_string(claimed));
+    if (size > std::numeric_limits<std::size_t>::max() / 2) throw file_error(path, "too large for this machine");
+    buf->resize(static_cast<std::size_t>(size));
+    if (std::fseek(f.get(), 0, SEEK_SET) != 0) throw file_error(path, "cannot seek: " + errno_text(errno));
+    if (std::fread(buf->data(), 1, buf->size, f.get()) != buf->size)
+        throw file_error(path, "cannot read: " + errno_text(errno));
+    return buf;
+}
+
+template <class Index>
+Index read_index(const std::string& path, const unsigned char* data, std::size_t size, std::shared_ptr<const void> keep,
+                 bool verify) {
+    const file_reader r(path, data, size, std::move(keep), verify);
+    const std::string want = file_codec<Index>::type_name();
+    if (r.type() != want) r.fail("holds " + r.type() + ", asked for " + want);
+    return file_codec<Index>::read(r, "");
+}
+
+template <class Index>
+file_writer writer_of(const Index& index) {
+    if (!little_endian()) throw std::runtime_error("quoct: index files are little-endian; this machine is not");
+    file_writer w;
+    file_codec<Index>::write(index, w, "");
+    return w;
+}
+
+#ifdef QUOCT_FILE_POSIX
+// Writes all n bytes at p to fd, through short writes and interruptions.
+inline bool write_all(int fd, const unsigned char* p, std::size_t n) {
+    while (n != 0) {
+        const ssize_t k = ::write(fd, p, n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return false;
+        p += k;
+        n -= static_cast<std::size_t>(k);
+    }
+    return true;
+}
+#endif
+
+inline void file_writer::write(const std::string& type, const std::string& path) const {
+    const std::vector<unsigned char> h = head(type);
+#ifdef QUOCT_FILE_POSIX
+    // A new file beside the target (its name unique by pid, address and attempt), created
+    // with 0666 so that the umask applies as for any new file.
+    const std::string::size_type slash = path.rfind('/');
+    const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
+    std::string temp;
+    int fd = -1;
+    for (unsigned attempt = 0; fd < 0 && attempt < 100; ++attempt) {
+        temp = path + ".tmp-" + std::to_string(::getpid()) + "-" +
+               std::to_string(reinterpret_cast<std::uintptr_t>(this) % 100000) + "-" + std::to_string(attempt);
+        fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST) break;
+    }
+    if (fd < 0) throw file_error(path, "cannot create a file beside it: " + errno_text(errno));
+    const auto give_up = [&](const char* what) {
+        const int e = errno;
+        ::close(fd);
+        ::unlink(temp.c_str());
+        throw file_error(path, std::string(what) + ": " + errno_text(e) + " (nothing was changed)");
+    };
+    static const unsigned char zeros[file_align] = {};
+    std::size_t at = h.size();
+    if (!write_all(fd, h.data(), h.size())) give_up("cannot write");
+    for (const entry& e : entries_) {
+        const std::size_t pad = align(at) - at;
+        if (!write_all(fd, zeros, pad) || !write_all(fd, e.p, e.bytes)) give_up("cannot write");
+        at += pad + e.bytes;
+    }
+    if (::fsync(fd) != 0) give_up("cannot flush to disk");
+    if (::close(fd) != 0) {
+        const int e = errno;
+        ::unlink(temp.c_str());
+        throw file_error(path, "cannot write: " + errno_text(e) + " (nothing was changed)");
+    }
+    if (std::rename(temp.c_str(), path.c_str()) != 0) {
+        const int e = errno;
+        ::unlink(temp.c_str());
+        throw file_error(path, "cannot replace: " + errno_text(e) + " (nothing was changed)");
+    }
+    const int dfd = ::open(dir.c_str(), O_RDONLY | O_CLOEXEC);  // make the rename itself durable
+    if (dfd >= 0) {
+        ::fsync(dfd);
+        ::close(dfd);
+    }
+#else
+    const std::string temp = path + ".tmp";
+    {
+        std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(temp.c_str(), "wb"), &std::fclose);
+        bool ok = f != nullptr;
+        std::size_t at = h.size();
+        ok = ok && std::fwrite(h.data(), 1, h.size(), f.get()) == h.size();
+        static const unsigned char zeros[file_align] = {};
+        for (const entry& e : entries_) {
+            const std::size_t pad = align(at) - at;
+            ok = ok && std::fwrite(zeros, 1, pad, f.get()) == pad && std::fwrite(e.p, 1, e.bytes, f.get()) == e.bytes;
+            at += pad + e.bytes;
+        }
+        ok = ok && std::fflush(f.get()) == 0;
+        if (!ok) {
+            f.reset();
+            std::remove(temp.c_str());
+            throw file_error(path, "cannot write (nothing was changed)");
+        }
+    }
+    std::remove(path.c_str());
+    if (std::rename(temp.c_str(), path.c_str()) != 0) throw file_error(path, "cannot replace");
+#endif
+}
+
+}  // namespace detail
+
+/// Saves `index` to the file `path` in one self-contained file: an orthtree (quadtree,
+/// octree), geo::index, dynamic_orthtree, or periodic_index over either. Atomic: the file
+/// is written beside `path`, flushed to disk and renamed over it, so a crash or a full disk
+/// midway leaves whatever was at `path` whole. float and double coordinates only. Throws
+/// file_error (cannot create, write, flush or rename, with the system's reason). Thread-safe
+/// against queries on the index; the index must not be modified meanwhile.
+template <class Index>
+void save(const Index& index, const std::string& path) {
+    detail::writer_of(index).write(detail::file_codec<Index>::type_name(), path);
+}
+
+/// The file save() writes, as bytes in memory (for pickling, sending, storing in a
+/// database). from_bytes() reads them back.
+template <class Index>
+std::vector<unsigned char> to_bytes(const Index& index) {
+    return detail::writer_of(index).bytes(detail::file_codec<Index>::type_name());
+}
+
+/// Reads an index file into memory: an index that owns its data and no longer needs the
+/// file. Verifies the header, every section's checksum and the structure; reads the whole
+/// file once, in time linear in its size. Throws file_error if the file cannot be read, is
+/// not a quoct index file, has a newer format version, holds another index type ("holds
+/// orthtree<double, 3, uint32>, asked for orthtree<float, 3, uint32>"), is truncated, or
+/// is damaged (naming the section whose checksum does not match).
+template <class Index>
+Index load(const std::string& path) {
+    std::shared_ptr<detail::file_buffer> buf = detail::read_file(path);
+    const unsigned char* data = buf->data();
+    const std::size_t size = buf->size;
+    return detail::read_index<Index>(path, data, size, std::move(buf), true);
+}
+
+/// Reads an index from the bytes to_bytes() made (copied: the bytes need not outlive it).
+/// Verifies and throws as load(), with "<bytes>" for the path.
+template <class Index>
+Index from_bytes(const void* data, std::size_t size) {
+    auto buf = std::make_shared<detail::file_buffer>();
+    const std::string where = "<bytes>";
+    detail::file_reader::check_head(static_cast<const unsigned char*>(data), size, where, false);
+    buf->resize(size);
+    std::memcpy(buf->data(), data, size);
+    const unsigned char* p = buf->data();
+    return detail::read_index<Index>(where, p, size, std::move(buf), true);
+}
+
+/// An index over bytes in memory that hold an index file (what to_bytes() gives, a file
+/// mapped or read by other means, shared memory), without copying them: the bytes must stay
+/// alive and unchanged while the index or a copy of it lives, and `keep` (which may be null)
+/// is held as long. They must be 8-byte aligned. Checks as open() does (open_options::verify
+/// for the checksums) and throws as it, with "<bytes>" for the path.
+template <class Index>
+Index view_bytes(const void* data, std::size_t size, std::shared_ptr<const void> keep = nullptr,
+                 open_options options = {}) {
+    if (reinterpret_cast<std::uintptr_t>(data) % 8 != 0) throw file_error("<bytes>", "not 8-byte aligned");
+    return detail::read_index<Index>("<bytes>", static_cast<const unsigned char*>(data), size, std::move(keep),
+                                     options.verify);
+}
+
+/// Opens an index file memory-mapped, read-only: O(1) in the coordinates (pages are read
+/// when queries first touch them, and shared through the page cache by every process that
+/// opens the file). The index answers as the saved one did; copies share the mapping, which
+/// lives as long as any of them. For orthtree, geo::index and periodic_index over an
+/// orthtree. Checks the header, the section table, the sizes and the tree structure (every
+/// node, not the points), so that a damaged file cannot make a query read outside it;
+/// open_options::verify checks every checksum too. The file must not be modified while open
+/// (save() replaces it with a new file, which is safe). Where mmap is not available, reads
+/// the file as load() does. Throws as load().
+template <class Index>
+Index open(const std::string& path, open_options options = {}) {
+#ifdef QUOCT_FILE_POSIX
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw file_error(path, "cannot open: " + detail::errno_text(errno));
+    struct stat st;
+    if (::fstat(fd, &st) != 0) {
+        const int e = errno;
+        ::close(fd);
+        throw file_error(path, "cannot stat: " + detail::errno_text(e));
+    }
+    const auto size = static_cast<std::size_t>(st.st_size);
+    if (size < detail::file_header || !S_ISREG(st.st_mode)) {
+        // Too short to map usefully (or not a regular file, as a pipe): read it.
+        ::close(fd);
+        return load<Index>(path);
+    }
+    void* p = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
+    const int e = errno;
+    ::close(fd);  // the mapping keeps the file
+    if (p == MAP_FAILED) throw file_error(path, "cannot map: " + detail::errno_text(e));
+    std::shared_ptr<const void> keep(p, [size](const void* q) { ::munmap(const_cast<void*>(q), size); });
+    return detail::read_index<Index>(path, static_cast<const unsigned char*>(p), size, std::move(keep), options.verify);
+#else
+    (void)options;
+    return load<Index>(path);
+#endif
+}
+
+/// What the index file at `path` holds: its index type, format version, size and sections,
+/// from the header and the section table (checked, checksum included; the sections are not
+/// read). Throws file_error as load() for a file that is not a readable index file.
+inline file_info read_file_info(const std::string& path) {
+    std::shared_ptr<detail::file_buffer> buf = detail::read_file(path);
+    const detail::file_reader r(path, buf->data(), buf->size, buf, false);
+    file_info info{r.type(), detail::load_u32(buf->data() + 8), buf->size, {}};
+    const std::size_t count = detail::load_u32(buf->data() + 24);
+    for (std::size_t i = 0; i < count; ++i) {
+        const unsigned char* row = buf->data() + detail::file_header + detail::file_entry * i;
+        info.sections.push_back(file_section{detail::padded_text(row, detail::file_name), detail::load_u64(row + 32),
+                                             detail::load_u64(row + 40), detail::load_u32(row + 56)});
+    }
+    return info;
+}
+
+}  // namespace quoct
+
+#endif  // QUOCT_FILE_HPP

@@ -1,0 +1,461 @@
+// quoct/file.hpp: indexes saved, loaded and opened memory-mapped answer every query as the
+// index that was saved (the oracle: that index, itself checked against brute force
+// elsewhere, and brute force directly for the mapped tree); damaged, truncated, foreign and
+// mismatched files get a file_error; save is atomic.
+#include <quoct/dynamic.hpp>
+#include <quoct/file.hpp>
+#include <quoct/geo.hpp>
+#include <quoct/periodic.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#if defined(__unix__) || defined(__APPLE__)
+#include <csignal>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#define QUOCT_TEST_FORK 1
+#endif
+
+#include "test_support.hpp"
+
+namespace {
+
+using namespace quoct_test;
+namespace fs = std::filesystem;
+using Catch::Matchers::Contains;
+
+// A fresh directory for one test, removed with everything in it at the end.
+struct scratch_dir {
+    fs::path path;
+    scratch_dir() {
+        static std::atomic<int> counter{0};
+        path = fs::temp_directory_path() / ("quoct_test_file_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+        fs::remove_all(path);
+        fs::create_directories(path);
+    }
+    ~scratch_dir() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+    std::string operator/(const std::string& name) const { return (path / name).string(); }
+    std::vector<std::string> names() const {
+        std::vector<std::string> out;
+        for (const auto& e : fs::directory_iterator(path)) out.push_back(e.path().filename().string());
+        std::sort(out.begin(), out.end());
+        return out;
+    }
+};
+
+std::vector<unsigned char> read_bytes(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::vector<unsigned char>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+void write_bytes(const std::string& path, const std::vector<unsigned char>& bytes) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+// Every query kind of an orthtree-like index at `probes` centres: ball and box ids (order
+// free), counts, distances nearest first, k-nearest (1, 10, capped), point(id). One string
+// a query, so a mismatch names the query.
+template <class Tree, class T, std::size_t D>
+std::vector<std::string> answers(const Tree& t, const points<T, D>& probes, double radius) {
+    std::vector<std::string> out;
+    const auto text = [](const auto& v) {
+        std::ostringstream s;
+        s.precision(17);
+        for (const auto& x : v) s << x << ' ';
+        return s.str();
+    };
+    for (const auto& c : probes) {
+        const quoct::ball<T, D> s{c, static_cast<T>(radius)};
+        quoct::box<T, D> b;
+        for (std::size_t a = 0; a < D; ++a) b.lo[a] = c[a] - static_cast<T>(radius), b.hi[a] = c[a] + static_cast<T>(radius / 2);
+        out.push_back("ball " + text(sorted(t.query(s))) + "count " + std::to_string(t.count(s)));
+        out.push_back("box " + text(sorted(t.query(b))) + "count " + std::to_string(t.count(b)));
+        std::string near = "with distances ";
+        for (const auto& n : t.query_with_distances(s, quoct::result_order::nearest_first))
+            near += std::to_string(n.id) + ":" + text(std::vector<T>{n.distance_sq}) + " ";
+        out.push_back(near);
+        for (const std::size_t k : {std::size_t{1}, std::size_t{10}}) {
+            std::vector<quoct::neighbor<T, typename Tree::id_type>> nn;
+            t.nearest(c, k, nn);
+            std::string line = "knn" + std::to_string(k) + " ";
+            for (const auto& n : nn) line += std::to_string(n.id) + ":" + text(std::vector<T>{n.distance_sq}) + " ";
+            t.nearest(c, k, static_cast<T>(radius / 3), nn);
+            line += "| capped ";
+            for (const auto& n : nn) line += std::to_string(n.id) + " ";
+            out.push_back(line);
+        }
+    }
+    for (std::size_t id = 0; id < t.size(); id += 1 + t.size() / 7) {
+        const auto p = t.point(static_cast<typename Tree::id_type>(id));
+        out.push_back("point " + text(std::vector<T>(p.coords, p.coords + D)));
+    }
+    return out;
+}
+
+template <class T, std::size_t D>
+points<T, D> probes_for(const points<T, D>& pts, std::uint64_t seed) {
+    rng r(seed);
+    points<T, D> out;
+    for (int i = 0; i < 12 && !pts.empty(); ++i) out.push_back(pts[r.below(pts.size())]);
+    for (int i = 0; i < 4; ++i) {
+        quoct::point<T, D> p;
+        for (std::size_t a = 0; a < D; ++a) p[a] = static_cast<T>(r.uniform(-150, 150));
+        out.push_back(p);
+    }
+    return out;
+}
+
+template <class T, std::size_t D>
+std::vector<std::pair<std::string, points<T, D>>> data_sets() {
+    return {{"uniform", uniform_points<T, D>(3000, 1)},
+            {"clustered", clustered_points<T, D>(3000, 2)},
+            {"duplicates", duplicate_points<T, D>(200, 300, 3)},
+            {"dyadic", dyadic_points<T, D>(1000, 4)},
+            {"log-uniform (deep)", log_uniform_points<T, D>(2000, 5)},
+            {"one point", uniform_points<T, D>(1, 6)},
+            {"empty", {}}};
+}
+
+}  // namespace
+
+TEMPLATE_LIST_TEST_CASE("file: save, load and open give the saved tree's answers", "[file]", all_configs) {
+    using T = typename TestType::scalar;
+    constexpr std::size_t D = TestType::dim;
+    using tree = typename TestType::tree;
+    scratch_dir dir;
+    for (const auto& [name, pts] : data_sets<T, D>()) {
+        for (const bool keyed : {true, false}) {
+            INFO(name << (keyed ? "" : ", no nearest index"));
+            quoct::build_options o;
+            o.nearest_index = keyed;
+            o.leaf_size = keyed ? quoct::build_options::auto_leaf_size : 3;
+            const tree t(pts, o);
+            const std::string path = dir / "t.quoct";
+            quoct::save(t, path);
+            const tree loaded = quoct::load<tree>(path);
+            const tree mapped = quoct::open<tree>(path);
+            const tree verified = quoct::open<tree>(path, quoct::open_options{true});
+            const auto bytes = quoct::to_bytes(t);
+            CHECK(bytes == read_bytes(path));
+            const tree from = quoct::from_bytes<tree>(bytes.data(), bytes.size());
+            const double radius = pts.empty() ? 10 : extent(pts) / 12 + 1e-30;
+            const points<T, D> probes = probes_for(pts, 7);
+            const auto expected = answers(t, probes, radius);
+            for (const tree* other : {&loaded, &mapped, &verified, &from}) {
+                CHECK(other->size() == t.size());
+                CHECK(other->depth() == t.depth());
+                CHECK(other->node_count() == t.node_count());
+                CHECK(answers(*other, probes, radius) == expected);
+                CHECK(quoct::to_bytes(*other) == bytes);  // saved again: the same bytes
+            }
+            // The mapped tree by brute force too, and its copies share the mapping.
+            const tree copy = mapped;
+            for (const auto& c : probes) {
+                const quoct::ball<T, D> s{c, static_cast<T>(radius)};
+                CHECK(sorted(copy.query(s)) == brute_ball(pts, s));
+            }
+        }
+    }
+}
+
+TEST_CASE("file: a mapped tree outlives its file's replacement and removal", "[file]") {
+    scratch_dir dir;
+    const auto pts = uniform_points<double, 3>(5000, 11);
+    const quoct::octree<double> t(pts);
+    const std::string path = dir / "cloud.quoct";
+    quoct::save(t, path);
+    const quoct::octree<double> mapped = quoct::open<quoct::octree<double>>(path);
+    const quoct::ball<double, 3> s{pts[17], 20.0};
+    const auto expected = sorted(t.query(s));
+    quoct::save(quoct::octree<double>(uniform_points<double, 3>(10, 12)), path);  // replaced: a new file
+    CHECK(sorted(mapped.query(s)) == expected);
+    fs::remove(path);
+    CHECK(sorted(mapped.query(s)) == expected);
+    CHECK(dir.names().empty());  // no temporary left behind
+}
+
+#ifdef QUOCT_TEST_FORK
+// The child opens the file the parent saved and compares with answers the parent computed
+// from the tree it built: the file alone carries the index to another process.
+TEST_CASE("file: another process opens the saved tree and answers the same", "[file]") {
+    scratch_dir dir;
+    const auto pts = clustered_points<float, 3>(20000, 21);
+    const quoct::octree<float> t(pts);
+    const std::string path = dir / "shared.quoct";
+    quoct::save(t, path);
+    const auto probes = probes_for(pts, 22);
+    const auto expected = answers(t, probes, extent(pts) / 20);
+    const pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        int code = 0;
+        try {
+            const auto mapped = quoct::open<quoct::octree<float>>(path);
+            const auto loaded = quoct::load<quoct::octree<float>>(path);
+            code = answers(mapped, probes, extent(pts) / 20) == expected && answers(loaded, probes, extent(pts) / 20) == expected ? 0 : 1;
+        } catch (...) {
+            code = 2;
+        }
+        ::_exit(code);
+    }
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+}
+
+// A file size limit makes the write fail midway, as a full disk does: the old file stays
+// whole and no temporary is left.
+TEST_CASE("file: a save that fails midway leaves the old file whole", "[file]") {
+    scratch_dir dir;
+    const std::string path = dir / "keep.quoct";
+    const quoct::quadtree<double> small(uniform_points<double, 2>(100, 31));
+    quoct::save(small, path);
+    const auto before = read_bytes(path);
+    const pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        std::signal(SIGXFSZ, SIG_IGN);
+        const rlimit limit{4096, 4096};
+        ::setrlimit(RLIMIT_FSIZE, &limit);
+        int code = 1;
+        try {
+            quoct::save(quoct::quadtree<double>(uniform_points<double, 2>(100000, 32)), path);
+        } catch (const quoct::file_error& e) {
+            code = std::string(e.what()).find("nothing was changed") != std::string::npos ? 0 : 3;
+        } catch (...) {
+            code = 2;
+        }
+        ::_exit(code);
+    }
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    CHECK(WEXITSTATUS(status) == 0);
+    CHECK(read_bytes(path) == before);
+    CHECK(dir.names() == std::vector<std::string>{"keep.quoct"});
+}
+#endif
+
+TEST_CASE("file: errors name the file and the cause", "[file]") {
+    scratch_dir dir;
+    using tree = quoct::octree<double>;
+    const std::string path = dir / "t.quoct";
+    const auto pts = uniform_points<double, 3>(500, 41);
+    quoct::save(tree(pts), path);
+    const auto good = read_bytes(path);
+
+    SECTION("no such file") {
+        CHECK_THROWS_WITH(quoct::load<tree>(dir / "missing.quoct"), Contains("missing.quoct") && Contains("cannot open"));
+        CHECK_THROWS_AS(quoct::open<tree>(dir / "missing.quoct"), quoct::file_error);
+    }
+    SECTION("a directory that does not exist: nothing is created") {
+        CHECK_THROWS_AS(quoct::save(tree(pts), dir / "no/such/dir/t.quoct"), quoct::file_error);
+    }
+    SECTION("not a quoct file") {
+        write_bytes(path, {'l', 'o', 'n', ',', 'l', 'a', 't', '\n', '1', ',', '2', '\n'});
+        CHECK_THROWS_WITH(quoct::load<tree>(path), Contains("not a quoct index file"));
+        CHECK_THROWS_WITH(quoct::open<tree>(path), Contains("not a quoct index file"));
+        write_bytes(path, {});
+        CHECK_THROWS_WITH(quoct::open<tree>(path), Contains("not a quoct index file"));
+    }
+    SECTION("another index type: both are named") {
+        CHECK_THROWS_WITH(quoct::load<quoct::octree<float>>(path),
+                          Contains("holds orthtree<double, 3, uint32>, asked for orthtree<float, 3, uint32>"));
+        CHECK_THROWS_WITH(quoct::open<quoct::quadtree<double>>(path), Contains("asked for orthtree<double, 2, uint32>"));
+        CHECK_THROWS_WITH((quoct::load<quoct::octree<double, std::uint64_t>>(path)), Contains("uint64"));
+        CHECK_THROWS_WITH(quoct::load<quoct::geo::index<>>(path), Contains("asked for geo::index<uint32>"));
+    }
+    SECTION("a newer format version") {
+        auto bytes = good;
+        bytes[8] = 2;
+        write_bytes(path, bytes);
+        CHECK_THROWS_WITH(quoct::load<tree>(path), Contains("format version 2 is newer than this library reads (1)"));
+        CHECK_THROWS_WITH(quoct::open<tree>(path), Contains("format version 2"));
+    }
+    SECTION("truncated anywhere") {
+        for (std::size_t n = 0; n < good.size(); n += 1 + n / 16) {
+            INFO("first " << n << " bytes");
+            write_bytes(path, std::vector<unsigned char>(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(n)));
+            CHECK_THROWS_AS(quoct::load<tree>(path), quoct::file_error);
+            CHECK_THROWS_AS(quoct::open<tree>(path), quoct::file_error);
+            CHECK_THROWS_AS(quoct::from_bytes<tree>(good.data(), n), quoct::file_error);
+        }
+        write_bytes(path, std::vector<unsigned char>(good.begin(), good.end() - 1));
+        CHECK_THROWS_WITH(quoct::load<tree>(path), Contains("truncated"));
+        auto longer = good;
+        longer.push_back(0);
+        write_bytes(path, longer);
+        CHECK_THROWS_WITH(quoct::load<tree>(path), Contains("the header says"));
+    }
+    SECTION("a changed coordinate: load names the section; open answers without reading it") {
+        const auto info = quoct::read_file_info(path);
+        std::uint64_t at = 0;
+        for (const auto& s : info.sections)
+            if (s.name == "coords") at = s.offset + s.bytes / 2;
+        REQUIRE(at != 0);
+        auto bytes = good;
+        bytes[at] ^= 0x10;
+        write_bytes(path, bytes);
+        CHECK_THROWS_WITH(quoct::load<tree>(path), Contains("checksum mismatch in section 'coords'"));
+        CHECK_THROWS_WITH(quoct::open<tree>(path, quoct::open_options{true}), Contains("section 'coords'"));
+        CHECK_NOTHROW(quoct::open<tree>(path));
+    }
+}
+
+// Every single byte changed in turn: load and verified open either refuse with a file_error
+// or (a change in padding between sections, which no checksum covers) answer as the saved
+// tree; an unverified open refuses, or answers something without leaving the file (the
+// sanitizer build checks that). Also the header and table changed to values a forger could
+// write with correct checksums: caught by the structure checks.
+TEST_CASE("file: every byte changed in turn", "[file]") {
+    scratch_dir dir;
+    using tree = quoct::quadtree<float>;
+    const auto pts = clustered_points<float, 2>(300, 51);
+    quoct::build_options o;
+    o.leaf_size = 4;
+    const tree t(pts, o);
+    const auto good = quoct::to_bytes(t);
+    const auto probes = probes_for(pts, 52);
+    const auto expected = answers(t, probes, extent(pts) / 10);
+    std::size_t refused = 0;
+    for (std::size_t i = 0; i < good.size(); ++i) {
+        INFO("byte " << i);
+        auto bytes = good;
+        bytes[i] ^= static_cast<unsigned char>(1u << (i % 8));
+        try {
+            const tree loaded = quoct::from_bytes<tree>(bytes.data(), bytes.size());
+            CHECK(answers(loaded, probes, extent(pts) / 10) == expected);
+        } catch (const quoct::file_error&) {
+            ++refused;
+        }
+        write_bytes(dir / "t.quoct", bytes);
+        try {
+            const tree mapped = quoct::open<tree>(dir / "t.quoct");
+            (void)answers(mapped, probes, extent(pts) / 10);
+        } catch (const quoct::file_error&) {
+        }
+    }
+    CHECK(refused > good.size() * 9 / 10);
+}
+
+TEST_CASE("file: the geographic index", "[file][geo]") {
+    scratch_dir dir;
+    const auto& cities = cities_lon_lat();
+    const quoct::geo::index<> g(cities);
+    const std::string path = dir / "cities.quoct";
+    quoct::save(g, path);
+    const auto loaded = quoct::load<quoct::geo::index<>>(path);
+    const auto mapped = quoct::open<quoct::geo::index<>>(path);
+    const std::vector<std::array<double, 2>> centres{{2.35, 48.86}, {180, 0}, {-180, -90}, {0, 90}, {139.69, 35.69}, {-179.9, 65.0}};
+    for (const auto* other : {&loaded, &mapped}) {
+        REQUIRE(other->size() == g.size());
+        for (const auto& c : centres) {
+            INFO(c[0] << ", " << c[1]);
+            CHECK(sorted(other->within(c[0], c[1], 300e3)) == sorted(g.within(c[0], c[1], 300e3)));
+            CHECK(other->count_within(c[0], c[1], 50e3) == g.count_within(c[0], c[1], 50e3));
+            // 15 degrees wide from 5 west of the centre, across the antimeridian where it must.
+            const double west = c[0] - 5 < -180 ? c[0] + 355 : c[0] - 5;
+            const double east = c[0] + 10 > 180 ? c[0] - 350 : c[0] + 10;
+            CHECK(sorted(other->in_box(west, -10, east, 60)) == sorted(g.in_box(west, -10, east, 60)));
+            const auto a = other->nearest(c[0], c[1], 7), b = g.nearest(c[0], c[1], 7);
+            REQUIRE(a.size() == b.size());
+            for (std::size_t i = 0; i < a.size(); ++i) CHECK((a[i].id == b[i].id && a[i].distance == b[i].distance));
+        }
+        for (std::size_t id = 0; id < g.size(); id += 997)
+            CHECK((other->point(static_cast<std::uint32_t>(id)).lon == cities[id][0] && other->point(static_cast<std::uint32_t>(id)).lat == cities[id][1]));
+    }
+    CHECK_THROWS_WITH(quoct::load<quoct::octree<double>>(path), Contains("holds geo::index<uint32>"));
+}
+
+TEST_CASE("file: periodic indexes", "[file][sim]") {
+    scratch_dir dir;
+    quoct::periodic_domain<double, 3> domain;
+    domain.length = {10.0, 10.0, 0.0};
+    rng r(61);
+    points<double, 3> pts;
+    for (int i = 0; i < 4000; ++i) pts.push_back({{r.uniform(0, 10), r.uniform(0, 10), r.uniform(-5, 5)}});
+    const quoct::periodic_orthtree<double, 3> p(domain, pts);
+    quoct::save(p, dir / "p.quoct");
+    for (const auto& other : {quoct::load<quoct::periodic_orthtree<double, 3>>(dir / "p.quoct"),
+                              quoct::open<quoct::periodic_orthtree<double, 3>>(dir / "p.quoct")}) {
+        CHECK(other.domain().length == domain.length);
+        for (int i = 0; i < 20; ++i) {
+            const quoct::ball<double, 3> s{pts[r.below(pts.size())], 1.5};
+            CHECK(sorted(other.query(s)) == sorted(p.query(s)));
+            std::vector<quoct::neighbor<double, std::uint32_t>> a, b;
+            other.nearest(s.center, 5, a);
+            p.nearest(s.center, 5, b);
+            REQUIRE(a.size() == b.size());
+            for (std::size_t k = 0; k < a.size(); ++k) CHECK((a[k].id == b[k].id && a[k].distance_sq == b[k].distance_sq));
+        }
+    }
+    using dyn = quoct::periodic_index<quoct::dynamic_orthtree<double, 3>>;
+    dyn d(domain, pts);
+    d.erase(3);
+    quoct::save(d, dir / "d.quoct");
+    const dyn back = quoct::load<dyn>(dir / "d.quoct");
+    const quoct::ball<double, 3> s{pts[4], 2.0};
+    CHECK(sorted(back.query(s)) == sorted(d.query(s)));
+    CHECK(back.size() == d.size());
+}
+
+TEMPLATE_LIST_TEST_CASE("file: a loaded dynamic index goes on with the same ids", "[file][sim][dynamic]", all_configs) {
+    using T = typename TestType::scalar;
+    constexpr std::size_t D = TestType::dim;
+    using index = quoct::dynamic_orthtree<T, D>;
+    scratch_dir dir;
+    quoct::dynamic_options opt;
+    opt.tail_limit = 16;  // side trees and a tail after a few hundred changes
+    const auto pts = uniform_points<T, D>(2000, 71);
+    index x(pts, opt);
+    rng r(72);
+    for (int step = 0; step < 700; ++step) {
+        const auto p = uniform_points<T, D>(1, 1000 + static_cast<std::uint64_t>(step))[0];
+        const std::size_t op = r.below(3);
+        const auto id = static_cast<std::uint32_t>(r.below(x.id_bound()));
+        if (op == 0) x.insert(p);
+        else if (op == 1) x.erase(id);
+        else if (x.contains(id)) x.move(id, p);
+    }
+    REQUIRE(x.side_trees() > 0);
+    quoct::save(x, dir / "x.quoct");
+    index y = quoct::load<index>(dir / "x.quoct");
+    CHECK(y.size() == x.size());
+    CHECK(y.id_bound() == x.id_bound());
+    CHECK(y.side_trees() == x.side_trees());
+    const auto compare = [&] {
+        for (int i = 0; i < 10; ++i) {
+            const quoct::ball<T, D> s{pts[r.below(pts.size())], T(30)};
+            CHECK(sorted(y.query(s)) == sorted(x.query(s)));
+            CHECK(y.count(s) == x.count(s));
+            std::vector<quoct::neighbor<T, std::uint32_t>> a, b;
+            y.nearest(s.center, 8, a);
+            x.nearest(s.center, 8, b);
+            REQUIRE(a.size() == b.size());
+            for (std::size_t k = 0; k < a.size(); ++k) CHECK((a[k].id == b[k].id && a[k].distance_sq == b[k].distance_sq));
+        }
+    };
+    compare();
+    // The same changes on both: the same new ids and the same answers.
+    for (int step = 0; step < 300; ++step) {
+        const auto p = uniform_points<T, D>(1, 5000 + static_cast<std::uint64_t>(step))[0];
+        CHECK(y.insert(p) == x.insert(p));
+        const auto id = static_cast<std::uint32_t>(r.below(x.id_bound()));
+        CHECK(y.erase(id) == x.erase(id));
+    }
+    compare();
+    CHECK_THROWS_WITH((quoct::load<quoct::orthtree<T, D>>(dir / "x.quoct")), Contains("holds dynamic_orthtree<"));
+}
