@@ -163,6 +163,8 @@ public:
     bool empty() const noexcept { return live_ == 0; }
     /// Every id handed out so far is below this (the next insert returns it).
     std::size_t id_bound() const noexcept { return points_.size(); }
+    /// The options the index keeps itself in shape with.
+    const dynamic_options& options() const noexcept { return options_; }
     /// True when `id` names a live point.
     bool contains(Id id) const noexcept { return id < points_.size() && where_[id] != erased; }
     /// The point with this id. Throws std::out_of_range if the id is not live.

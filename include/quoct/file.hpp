@@ -871,20 +871,55 @@ Index open(const std::string& path, open_options options = {}) {
 #endif
 }
 
-/// What the index file at `path` holds: its index type, format version, size and sections,
-/// from the header and the section table (checked, checksum included; the sections are not
-/// read). Throws file_error as load() for a file that is not a readable index file.
-inline file_info read_file_info(const std::string& path) {
-    std::shared_ptr<detail::file_buffer> buf = detail::read_file(path);
-    const detail::file_reader r(path, buf->data(), buf->size, buf, false);
-    file_info info{r.type(), detail::load_u32(buf->data() + 8), buf->size, {}};
-    const std::size_t count = detail::load_u32(buf->data() + 24);
-    for (std::size_t i = 0; i < count; ++i) {
-        const unsigned char* row = buf->data() + detail::file_header + detail::file_entry * i;
-        info.sections.push_back(file_section{detail::padded_text(row, detail::file_name), detail::load_u64(row + 32),
-                                             detail::load_u64(row + 40), detail::load_u32(row + 56)});
+namespace detail {
+inline file_info info_of(const unsigned char* head, std::size_t table_end) {
+    file_info info{file_reader::type_of(head), load_u32(head + 8), load_u64(head + 16), {}};
+    const std::size_t count = load_u32(head + 24);
+    for (std::size_t i = 0; i < count && file_header + file_entry * (i + 1) <= table_end; ++i) {
+        const unsigned char* row = head + file_header + file_entry * i;
+        info.sections.push_back(
+            file_section{padded_text(row, file_name), load_u64(row + 32), load_u64(row + 40), load_u32(row + 56)});
     }
     return info;
+}
+}  // namespace detail
+
+/// What the index file at `path` holds: its index type, format version, size and sections,
+/// from the header and the section table alone (checked, with their checksum, against the
+/// file's size; no section is read, so this is quick on a file of any size). Throws
+/// file_error as load() for a file that is not a readable index file.
+inline file_info read_file_info(const std::string& path) {
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
+    if (!f) throw file_error(path, "cannot open: " + detail::errno_text(errno));
+    std::vector<unsigned char> head(detail::file_header);
+    const std::size_t got = std::fread(head.data(), 1, head.size(), f.get());
+    detail::file_reader::check_head(head.data(), got, path, false);
+    const std::size_t count = detail::load_u32(head.data() + 24);
+    if (std::fseek(f.get(), 0, SEEK_END) != 0) throw file_error(path, "cannot seek: " + detail::errno_text(errno));
+    const long end = std::ftell(f.get());
+    const auto size = static_cast<std::uint64_t>(end < 0 ? 0 : end);
+    const std::uint64_t claimed = detail::load_u64(head.data() + 16);
+    if (claimed != size)
+        throw file_error(path, (claimed > size ? "truncated: " : "damaged: ") + std::to_string(size) +
+                                   " bytes, the header says " + std::to_string(claimed));
+    if (count > (size - detail::file_header) / detail::file_entry)
+        throw file_error(path, "damaged: the section table runs past the file");
+    head.resize(detail::file_header + detail::file_entry * count);
+    if (std::fseek(f.get(), static_cast<long>(detail::file_header), SEEK_SET) != 0 ||
+        std::fread(head.data() + detail::file_header, 1, head.size() - detail::file_header, f.get()) !=
+            head.size() - detail::file_header)
+        throw file_error(path, "cannot read: " + detail::errno_text(errno));
+    if (detail::file_writer::header_checksum(head.data(), head.size()) != detail::load_u64(head.data() + detail::file_checksum_at))
+        throw file_error(path, "damaged: checksum mismatch in the header or section table");
+    return detail::info_of(head.data(), head.size());
+}
+
+/// As read_file_info(path), for an index file's bytes in memory (to_bytes() output), with
+/// "<bytes>" for the path.
+inline file_info read_file_info(const void* data, std::size_t size) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    detail::file_reader::check_head(p, size, "<bytes>", true);
+    return detail::info_of(p, size);
 }
 
 }  // namespace quoct
