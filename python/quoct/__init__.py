@@ -27,20 +27,31 @@ Where quoct differs from cKDTree, on purpose:
 * float32 and integer inputs are converted to float64 (copied), as cKDTree does; the
   tree always copies the points.
 
+Saving and sharing: ``Tree.save(path)`` writes one self-contained file (points, ids, nodes:
+no rebuild to read it); ``Tree.load(path)`` maps it (``mmap=True``, the default: opened in
+O(1), pages shared by every process that opens the file) or reads it (``mmap=False``).
+``DynamicTree`` and ``quoct.geo.Index`` have the same ``save``/``load`` (a DynamicTree loads,
+never maps). All three pickle as the bytes of that file, so ``copy.deepcopy`` and
+``multiprocessing`` work with no rebuild. A file that cannot be read, is not a quoct index
+file, holds another kind of index, or is truncated or damaged raises :class:`FileError`
+(an ``OSError``) naming the file and the cause.
+
 Threads: every method releases the GIL while it builds or searches; ``workers=-1``
 uses one thread per CPU. Trees are immutable, so any number of Python threads may
 query one tree at once.
 """
 
 import numbers as _numbers
+import os as _os
 
 import numpy as _np
 
 from . import _core
 from . import geo
 from ._checks import leafsize as _leafsize
+from ._core import FileError
 
-__all__ = ["Tree", "DynamicTree", "geo"]
+__all__ = ["Tree", "DynamicTree", "FileError", "geo"]
 __version__ = _core.__version__
 
 _MAX_DIM = 4
@@ -229,9 +240,58 @@ class Tree:
                 raise ValueError(f"quoct: boxsize entries must be finite and >= 0, got {box}")
             self.boxsize = box.copy()
         self._core = getattr(_core, f"Tree{m}")(data, self.leafsize, box)
-        self.data = data
+        self._data = data
         self.m = m
         self.n = self._core.n
+
+    @classmethod
+    def _of_core(cls, core):
+        """A Tree around a compiled tree read from a file or bytes."""
+        self = cls.__new__(cls)
+        self._core = core
+        self._data = None
+        self.m = core.mins.shape[0]
+        self.n = core.n
+        self.leafsize = core.leafsize
+        box = core.boxsize
+        self.boxsize = None if box is None else box.copy()
+        return self
+
+    @property
+    def data(self):
+        """The points as float64, shape (n, m): the array given (when it already was one),
+        or, for a tree read from a file, the stored points in id order (made at the first
+        access)."""
+        if self._data is None:
+            self._data = self._core.points()
+        return self._data
+
+    def save(self, path):
+        """Saves the tree to one file at ``path`` (str or path-like): points, ids and nodes,
+        all a later :meth:`load` needs. Atomic: written beside ``path``, flushed to disk,
+        then renamed over it, so a failure midway leaves any old file whole. Raises
+        :class:`FileError` if it cannot be written."""
+        self._core.save(_os.fspath(path))
+
+    @classmethod
+    def load(cls, path, mmap=True):
+        """The tree saved at ``path``, answering every query as the saved tree did.
+
+        mmap=True (default): the file is memory-mapped read-only, opened in O(1) (its
+        structure is checked, its points are read as queries touch them), and its pages
+        are shared by every process that maps it. The file must not be changed while the
+        tree lives (``save`` replaces a file rather than changing it, which is safe).
+        mmap=False: read into memory, every checksum verified.
+
+        Raises :class:`FileError` if the file cannot be read, is not a quoct index file,
+        holds another kind of index (a DynamicTree's, a geo.Index's), or is truncated or
+        damaged.
+        """
+        return cls._of_core(_core.tree_from_file(_os.fspath(path), bool(mmap)))
+
+    def __reduce__(self):
+        # The bytes of the tree's file: unpickling reads them back, with no rebuild.
+        return (_tree_from_bytes, (self._core.to_bytes(),))
 
     @property
     def size(self):
@@ -453,6 +513,14 @@ class Tree:
 # --- the dynamic tree -------------------------------------------------------------------
 
 
+def _tree_from_bytes(data):
+    return Tree._of_core(_core.tree_from_bytes(data))
+
+
+def _dynamic_from_bytes(data):
+    return DynamicTree._of_core(_core.dynamic_from_bytes(data))
+
+
 class DynamicTree:
     """A spatial index whose points can be inserted, erased and moved, with stable ids.
 
@@ -473,6 +541,30 @@ class DynamicTree:
         self.m = data.shape[1]
         self.leafsize = _leafsize(leafsize, self.m)
         self._core = getattr(_core, f"Dynamic{self.m}")(data, self.leafsize)
+
+    @classmethod
+    def _of_core(cls, core):
+        self = cls.__new__(cls)
+        self._core = core
+        self.m = int(type(core).__name__[len("Dynamic"):])
+        self.leafsize = core.leafsize
+        return self
+
+    def save(self, path):
+        """Saves the index to one file at ``path``: its live points, ids (erased ones stay
+        erased) and trees, so that a loaded index goes on handing out the same next id.
+        Atomic, as :meth:`Tree.save`. Raises :class:`FileError`."""
+        self._core.save(_os.fspath(path))
+
+    @classmethod
+    def load(cls, path):
+        """The index saved at ``path``, read into memory (checksums verified): the same
+        live ids and points, the same answers, and ``insert`` returns the same next id.
+        Raises :class:`FileError` as :meth:`Tree.load` does."""
+        return cls._of_core(_core.dynamic_from_file(_os.fspath(path)))
+
+    def __reduce__(self):
+        return (_dynamic_from_bytes, (self._core.to_bytes(),))
 
     @property
     def n(self):

@@ -1,4 +1,5 @@
 # Type stubs for quoct (the docstrings are in __init__.py: help(quoct.Tree)).
+import os
 from typing import Any, List, Optional, Sequence, Set, Tuple, Union
 
 import numpy as np
@@ -9,7 +10,10 @@ from . import geo as geo
 __version__: str
 __all__: List[str]
 
+_Path = Union[str, "os.PathLike[str]"]
 _Workers = Optional[int]
+
+class FileError(OSError): ...
 _K = Union[int, Sequence[int]]
 
 class Tree:
@@ -27,6 +31,9 @@ class Tree:
         balanced_tree: bool = True,
         boxsize: Optional[npt.ArrayLike] = None,
     ) -> None: ...
+    def save(self, path: _Path) -> None: ...
+    @classmethod
+    def load(cls, path: _Path, mmap: bool = True) -> "Tree": ...
     @property
     def size(self) -> int: ...
     @property
@@ -73,6 +80,9 @@ class DynamicTree:
     m: int
     leafsize: int
     def __init__(self, data: npt.ArrayLike, leafsize: Optional[int] = None) -> None: ...
+    def save(self, path: _Path) -> None: ...
+    @classmethod
+    def load(cls, path: _Path) -> "DynamicTree": ...
     @property
     def n(self) -> int: ...
     @property

@@ -15,6 +15,7 @@ smaller index. Longitudes must lie in [-180, 180], latitudes in [-90, 90].
 """
 
 import numbers as _numbers
+import os as _os
 
 import numpy as _np
 
@@ -58,6 +59,10 @@ def distance(lon1, lat1, lon2, lat2):
     return float(out) if out.ndim == 0 else out
 
 
+def _index_from_bytes(data):
+    return Index._of_core(_core.GeoIndex.from_bytes(data))
+
+
 class Index:
     """A static index of locations for radius (km), nearest, box and polygon queries.
 
@@ -83,8 +88,46 @@ class Index:
             raise ValueError(f"quoct: lon and lat must be 1-D of one length, got shapes {lon.shape} and {lat.shape}")
         leafsize = _leafsize(leafsize, 3)  # the index is an octree over unit vectors in 3D
         self._core = _core.GeoIndex(_np.column_stack((lon, lat)), leafsize)
-        self.lon = lon
-        self.lat = lat
+        self._lon = lon
+        self._lat = lat
+
+    @classmethod
+    def _of_core(cls, core):
+        self = cls.__new__(cls)
+        self._core = core
+        self._lon = self._lat = None
+        return self
+
+    def _locations(self):
+        if self._lon is None:
+            ll = self._core.locations()
+            self._lon, self._lat = ll[:, 0].copy(), ll[:, 1].copy()
+
+    @property
+    def lon(self):
+        """Longitudes by id, as given (for an index read from a file: made at first access)."""
+        self._locations()
+        return self._lon
+
+    @property
+    def lat(self):
+        """Latitudes by id, as given."""
+        self._locations()
+        return self._lat
+
+    def save(self, path):
+        """Saves the index to one file at ``path``, atomically (see quoct.Tree.save).
+        Raises quoct.FileError."""
+        self._core.save(_os.fspath(path))
+
+    @classmethod
+    def load(cls, path, mmap=True):
+        """The index saved at ``path``: memory-mapped (default) or read (mmap=False), as
+        quoct.Tree.load. Raises quoct.FileError."""
+        return cls._of_core(_core.GeoIndex.from_file(_os.fspath(path), bool(mmap)))
+
+    def __reduce__(self):
+        return (_index_from_bytes, (self._core.to_bytes(),))
 
     @property
     def n(self):

@@ -9,6 +9,7 @@
 #include <quoct/dynamic.hpp>
 
 #include "common.hpp"
+#include "persist.hpp"
 
 namespace quoct_py {
 namespace {
@@ -26,6 +27,18 @@ public:
         const double* pts = data.data();  // n rows of D coordinates: the flat constructor
         py::gil_scoped_release nogil;
         index_ = index_type(pts, n, options);
+    }
+
+    explicit dynamic_core(index_type index) : index_(std::move(index)) {}
+
+    std::size_t leafsize() const noexcept { return index_.options().tree.leaf_size; }
+    py::bytes to_bytes() const {
+        std::shared_lock<std::shared_mutex> lock(mutex_);  // with the GIL: bytes_of releases it
+        return bytes_of(index_);
+    }
+    void save(const std::string& path) const {
+        std::shared_lock<std::shared_mutex> lock(mutex_);
+        save_to(index_, path);
     }
 
     std::size_t size() const {
@@ -152,6 +165,9 @@ void bind_dynamic_d(py::module_& m) {
         .def(py::init<const darray&, std::size_t>(), py::arg("data"), py::arg("leafsize"))
         .def_property_readonly("size", &core::size)
         .def_property_readonly("id_bound", &core::id_bound)
+        .def_property_readonly("leafsize", &core::leafsize)
+        .def("to_bytes", &core::to_bytes)
+        .def("save", &core::save, py::arg("path"))
         .def("contains", &core::contains, py::arg("id"))
         .def("point", &core::point, py::arg("id"))
         .def("insert", &core::insert, py::arg("p"))
@@ -164,6 +180,25 @@ void bind_dynamic_d(py::module_& m) {
         .def("knn", &core::knn, py::arg("x"), py::arg("k"), py::arg("bound"), py::arg("threads"));
 }
 
+// A dynamic core of the type a file holds, read by read(index type); false if not of dimension D.
+template <std::size_t D, class Read>
+bool read_dynamic_d(const std::string& type, const Read& read, py::object& out) {
+    using index_type = typename dynamic_core<D>::index_type;
+    if (type != quoct::detail::file_codec<index_type>::type_name()) return false;
+    // (The core holds a mutex, so it is made in place and handed over, not moved.)
+    out = py::cast(new dynamic_core<D>(read(static_cast<index_type*>(nullptr))), py::return_value_policy::take_ownership);
+    return true;
+}
+
+template <class Read>
+py::object read_dynamic(const std::string& where, const std::string& type, const Read& read) {
+    py::object out;
+    if (read_dynamic_d<1>(type, read, out) || read_dynamic_d<2>(type, read, out) ||
+        read_dynamic_d<3>(type, read, out) || read_dynamic_d<4>(type, read, out))
+        return out;
+    throw quoct::file_error(where, "holds " + type + ", not a quoct.DynamicTree (dynamic_orthtree<double, 1 to 4, uint32>)");
+}
+
 }  // namespace
 
 void bind_dynamic(py::module_& m) {
@@ -171,6 +206,12 @@ void bind_dynamic(py::module_& m) {
     bind_dynamic_d<2>(m);
     bind_dynamic_d<3>(m);
     bind_dynamic_d<4>(m);
+    m.def("dynamic_from_file", [](const std::string& path) {
+        return read_dynamic(path, file_type(path), [&](auto* t) { return read_from<std::remove_pointer_t<decltype(t)>>(path, false); });
+    }, py::arg("path"));
+    m.def("dynamic_from_bytes", [](const py::bytes& b) {
+        return read_dynamic("<bytes>", bytes_type(b), [&](auto* t) { return from_py_bytes<std::remove_pointer_t<decltype(t)>>(b); });
+    }, py::arg("data"));
 }
 
 }  // namespace quoct_py

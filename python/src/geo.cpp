@@ -4,6 +4,7 @@
 #include <quoct/io/wkt.hpp>
 
 #include "common.hpp"
+#include "persist.hpp"
 
 namespace quoct_py {
 namespace {
@@ -25,7 +26,28 @@ public:
         index_ = geo::index<id_type>(v, n, options);
     }
 
+    explicit geo_core(geo::index<id_type> index) : index_(std::move(index)) {}
+
     std::size_t size() const noexcept { return index_.size(); }
+    // (n, 2): the locations by id, lon then lat, as given.
+    py::array_t<double> locations() const {
+        py::array_t<double> out({index_.size(), std::size_t{2}});
+        double* o = out.mutable_data();
+        for (std::size_t i = 0; i < index_.size(); ++i) {
+            const geo::lonlat& p = index_.location(static_cast<id_type>(i));
+            o[2 * i] = p.lon;
+            o[2 * i + 1] = p.lat;
+        }
+        return out;
+    }
+    py::bytes to_bytes() const { return bytes_of(index_); }
+    void save(const std::string& path) const { save_to(index_, path); }
+
+    // A geo core from an index file or its bytes, which must hold a geo::index<uint32>.
+    static geo_core from_file(const std::string& path, bool mapped) {
+        return geo_core(read_from<geo::index<id_type>>(path, mapped));
+    }
+    static geo_core from_bytes(const py::bytes& b) { return geo_core(from_py_bytes<geo::index<id_type>>(b)); }
 
     iarray within(double lon, double lat, double km) const {
         std::vector<id_type> ids;
@@ -114,6 +136,11 @@ py::array_t<double> distance_km(const darray& lon1, const darray& lat1, const da
 void bind_geo(py::module_& m) {
     py::class_<geo_core>(m, "GeoIndex", "The compiled index behind quoct.geo.Index (private; use quoct.geo.Index).")
         .def(py::init<const darray&, std::size_t>(), py::arg("lon_lat"), py::arg("leafsize"))
+        .def("locations", &geo_core::locations)
+        .def("to_bytes", &geo_core::to_bytes)
+        .def("save", &geo_core::save, py::arg("path"))
+        .def_static("from_file", &geo_core::from_file, py::arg("path"), py::arg("mapped"))
+        .def_static("from_bytes", &geo_core::from_bytes, py::arg("data"))
         .def_property_readonly("size", &geo_core::size)
         .def("within", &geo_core::within, py::arg("lon"), py::arg("lat"), py::arg("km"))
         .def("count_within", &geo_core::count_within, py::arg("lon"), py::arg("lat"), py::arg("km"),

@@ -8,6 +8,7 @@
 #include <quoct/io/csv.hpp>
 
 #include "common.hpp"
+#include "persist.hpp"
 
 #ifndef QUOCT_VERSION
 #define QUOCT_VERSION "0.0.0"
@@ -18,6 +19,9 @@ namespace py = pybind11;
 PYBIND11_MODULE(_core, m) {
     m.doc() = "quoct's compiled extension (private: import quoct instead).";
     m.attr("__version__") = QUOCT_VERSION;
+    // quoct::file_error (a file that cannot be read or written, is not an index file, holds
+    // another type, is truncated or damaged) as quoct.FileError, an OSError.
+    py::register_exception<quoct::file_error>(m, "FileError", PyExc_OSError);
     py::register_exception_translator([](std::exception_ptr p) {
         try {
             if (p) std::rethrow_exception(p);

@@ -7,6 +7,7 @@
 #include <quoct/periodic.hpp>
 
 #include "common.hpp"
+#include "persist.hpp"
 
 namespace quoct_py {
 namespace {
@@ -38,7 +39,32 @@ public:
         periodic_.emplace(domain, pts, n, options);
     }
 
+    explicit tree_core(tree_type t) : plain_(std::move(t)) {}
+    explicit tree_core(periodic_type p) : periodic_(std::move(p)) {}
+
     std::size_t n() const noexcept { return base().size(); }
+    std::size_t leafsize() const noexcept { return base().options().leaf_size; }
+    // The periods (0: that axis does not wrap), or None.
+    py::object boxsize() const {
+        if (!periodic_) return py::none();
+        point_type length;
+        for (std::size_t a = 0; a < D; ++a) length[a] = periodic_->domain().length[a];
+        return corner(length);
+    }
+    // The points by id, (n, D): what the tree stores, in input order.
+    py::array_t<double> points() const {
+        py::array_t<double> out({n(), D});
+        double* o = out.mutable_data();
+        if (n() != 0) {
+            py::gil_scoped_release nogil;
+            base().visit(base().bounds(), [&](id_type id, const point_type& p) {
+                for (std::size_t a = 0; a < D; ++a) o[std::size_t{id} * D + a] = p[a];
+            });
+        }
+        return out;
+    }
+    py::bytes to_bytes() const { return periodic_ ? bytes_of(*periodic_) : bytes_of(*plain_); }
+    void save(const std::string& path) const { periodic_ ? save_to(*periodic_, path) : save_to(*plain_, path); }
     std::size_t node_count() const noexcept { return base().node_count(); }
     bool periodic() const noexcept { return periodic_.has_value(); }
     py::array_t<double> mins() const { return corner(base().bounds().lo); }
@@ -185,6 +211,11 @@ void bind_tree_d(py::module_& m) {
         .def(py::init<const darray&, std::size_t, const darray&>(), py::arg("data"), py::arg("leafsize"),
              py::arg("boxsize"))
         .def_property_readonly("n", &core::n)
+        .def_property_readonly("leafsize", &core::leafsize)
+        .def_property_readonly("boxsize", &core::boxsize)
+        .def("points", &core::points)
+        .def("to_bytes", &core::to_bytes)
+        .def("save", &core::save, py::arg("path"))
         .def_property_readonly("node_count", &core::node_count)
         .def_property_readonly("periodic", &core::periodic)
         .def_property_readonly("mins", &core::mins)
@@ -197,6 +228,32 @@ void bind_tree_d(py::module_& m) {
         .def("count_pairs", &core::count_pairs, py::arg("other"), py::arg("radii"), py::arg("threads"));
 }
 
+template <class Index>
+struct tag {
+    using type = Index;
+};
+
+// A tree core of the type a file holds, read by read(tag<Index>{}); false if not of dimension D.
+template <std::size_t D, class Read>
+bool read_tree_d(const std::string& type, const Read& read, py::object& out) {
+    using core = tree_core<D>;
+    using plain = typename core::tree_type;
+    using periodic = typename core::periodic_type;
+    if (type == quoct::detail::file_codec<plain>::type_name()) out = py::cast(core(read(tag<plain>{})));
+    else if (type == quoct::detail::file_codec<periodic>::type_name()) out = py::cast(core(read(tag<periodic>{})));
+    return out.ptr() != nullptr;
+}
+
+template <class Read>
+py::object read_tree(const std::string& where, const std::string& type, const Read& read) {
+    py::object out;
+    if (read_tree_d<1>(type, read, out) || read_tree_d<2>(type, read, out) || read_tree_d<3>(type, read, out) ||
+        read_tree_d<4>(type, read, out))
+        return out;
+    throw quoct::file_error(where, "holds " + type +
+                                       ", not a quoct.Tree (orthtree<double, 1 to 4, uint32>, or a periodic_index over one)");
+}
+
 }  // namespace
 
 void bind_tree(py::module_& m) {
@@ -204,6 +261,12 @@ void bind_tree(py::module_& m) {
     bind_tree_d<2>(m);
     bind_tree_d<3>(m);
     bind_tree_d<4>(m);
+    m.def("tree_from_file", [](const std::string& path, bool mapped) {
+        return read_tree(path, file_type(path), [&](auto t) { return read_from<typename decltype(t)::type>(path, mapped); });
+    }, py::arg("path"), py::arg("mapped"));
+    m.def("tree_from_bytes", [](const py::bytes& b) {
+        return read_tree("<bytes>", bytes_type(b), [&](auto t) { return from_py_bytes<typename decltype(t)::type>(b); });
+    }, py::arg("data"));
 }
 
 }  // namespace quoct_py
