@@ -154,6 +154,8 @@ public:
         index_ = std::make_unique<index_type>(static_cast<int>(D), cloud_,
                                               nanoflann::KDTreeSingleIndexAdaptorParams(leaf_size));
     }
+    /// nanoflann's own index (for its saveIndex / loadIndex).
+    index_type& index() { return *index_; }
     /// The index (node pool and permutation) plus the points it reads.
     std::size_t memory_bytes() const {
         return index_->usedMemory(*index_) + cloud_.points->size() * sizeof(point<D>);
