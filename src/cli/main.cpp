@@ -15,8 +15,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <limits>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <sys/stat.h>
@@ -28,6 +30,7 @@
 
 #include <quoct/geo.hpp>
 #include <quoct/geo_boost.hpp>
+#include <quoct/io/location_index.hpp>
 #include <quoct/io/locations.hpp>
 #include <quoct/io/wkt.hpp>
 
@@ -96,24 +99,73 @@ std::string default_file() {
     return where;
 }
 
-/// Reads a points file ("-": standard input, CSV or GeoJSON by its first character),
-/// reporting skipped rows on stderr and, when stderr is a terminal and the file is large,
-/// what it is doing.
-io::location_table load(const common& c, const std::string& path) {
+/// The cause in a file_error's message, without the "quoct: <path>: " before it.
+std::string cause_of(const quoct::file_error& e) {
+    const std::string what = e.what(), head = "quoct: " + e.path() + ": ";
+    return what.compare(0, head.size(), head) == 0 ? what.substr(head.size()) : what;
+}
+
+/// Reads the points of `text` (all of standard input) as CSV or GeoJSON by its first character.
+io::location_table read_points_text(std::string text, const io::read_options& options) {
+    std::istringstream in(std::move(text));
+    return io::read_locations_stream(in, "stdin", options);
+}
+
+/// FILE as read: an index file opened, or a points file read.
+struct input {
+    std::optional<io::location_index> index;  // an index file's
+    io::location_table table;                  // a points file's, when index is not set
+    std::string name;                          // what errors call it: the path, or "stdin"
+};
+
+/// Reads FILE ("" for the default file, "-" for standard input). An index file, recognised by
+/// its first bytes (a regular file or standard input), is opened (mapped: nothing is parsed or
+/// built) or, with `verify`, loaded with every checksum checked; the column options are not
+/// used. A points file is read with them, skipped rows reported on stderr, and not indexed.
+/// Throws io::parse_error and quoct::file_error.
+input read_input(const common& c, const std::string& path, bool verify = false) {
     const std::string file = path.empty() ? default_file() : path;
     io::read_options options;
     options.lon_column = c.lon_column;
     options.lat_column = c.lat_column;
     options.on_bad_row = c.on_bad_row == "skip" ? io::bad_row_policy::skip : io::bad_row_policy::stop;
     options.on_skip = [](const io::skipped_row& row) { std::cerr << "quoct: skipped " << row.message << '\n'; };
-    struct stat st {};
-    const bool progress = ::isatty(STDERR_FILENO) && ::stat(file.c_str(), &st) == 0 && st.st_size > (1 << 20);
-    if (progress) std::cerr << "quoct: reading " << file << " (" << st.st_size / (1 << 20) << " MiB)..." << std::flush;
-    io::location_table table =
-        file == "-" ? io::read_locations_stream(std::cin, "stdin", options) : io::read_locations_file(file, options);
-    if (progress) std::cerr << "\r\033[Kquoct: " << table.locations.size() << " points read, indexing..." << std::flush;
-    if (!table.skipped.empty()) std::cerr << "quoct: " << table.skipped.size() << " bad rows skipped\n";
-    return table;
+    input in;
+    in.name = file == "-" ? "stdin" : file;
+    if (file == "-") {
+        std::string text{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
+        if (std::cin.bad()) throw io::parse_error("stdin", 0, "cannot read the input");
+        if (io::is_index_file(text.data(), text.size())) {
+            try {
+                in.index = quoct::from_bytes<io::location_index>(text.data(), text.size());
+            } catch (const quoct::file_error& e) {
+                throw quoct::file_error("stdin", cause_of(e));
+            }
+        } else {
+            in.table = read_points_text(std::move(text), options);
+        }
+    } else if (io::is_index_file(file)) {
+        in.index = verify ? quoct::load<io::location_index>(file) : quoct::open<io::location_index>(file);
+    } else {
+        struct stat st {};
+        const bool progress = ::isatty(STDERR_FILENO) && ::stat(file.c_str(), &st) == 0 && st.st_size > (1 << 20);
+        if (progress) std::cerr << "quoct: reading " << file << " (" << st.st_size / (1 << 20) << " MiB)..." << std::flush;
+        in.table = io::read_locations_file(file, options);
+        if (progress) std::cerr << "\r\033[Kquoct: " << in.table.locations.size() << " points read, indexing..." << std::flush;
+    }
+    if (!in.index) {
+        in.name = in.table.source;
+        if (!in.table.skipped.empty()) std::cerr << "quoct: " << in.table.skipped.size() << " bad rows skipped\n";
+    }
+    return in;
+}
+
+/// FILE's index: opened from an index file, or built over the points read.
+io::location_index indexed(input& in) {
+    if (in.index) return std::move(*in.index);
+    io::location_index x(in.table);
+    in.table = io::location_table();
+    return x;
 }
 
 /// Moves the name column, when present, to the front; --name-column given but missing is an error.
@@ -126,7 +178,7 @@ void name_first(io::location_table& table, const common& c, bool explicit_name) 
     table.move_column_first(col);
 }
 
-/// Clears the progress line load() may have left on a terminal.
+/// Clears the progress line read_input() may have left on a terminal.
 void clear_progress() {
     if (::isatty(STDERR_FILENO)) std::cerr << "\r\033[K" << std::flush;
 }
@@ -149,7 +201,8 @@ void run_near(const geo::index<>& ix, const query& q, geo::lonlat centre, std::s
 /// near --centers: every centre of the centres file in turn, on the one index; the output's
 /// first column "center" is the centre's data row number (from 1) or its id column value.
 std::vector<io::hit> run_near_centers(const geo::index<>& ix, const query& q, const common& c, io::write_options& out) {
-    const io::location_table centres = load(c, c.centers);
+    input in = read_input(c, c.centers);
+    const io::location_table centres = in.index ? in.index->table() : std::move(in.table);
     std::size_t id_column = centres.columns.size();
     if (!c.centers_id_column.empty()) {
         id_column = centres.find_column(c.centers_id_column);
@@ -227,15 +280,32 @@ const char* const rules_footer =
     "lon -180 and 180 are one meridian there; box bounds compare the longitudes as given.\n"
     "Exit codes: 0 success, 1 data error (a file, a row, a polygon), 2 bad arguments.";
 
-void add_common(CLI::App& sub, common& c) {
-    sub.add_option("FILE", c.file, "CSV (with a header) or GeoJSON (.geojson/.json) file of points, - for standard "
-                                   "input; default: the bundled cities ($QUOCT_DATA overrides)");
-    sub.add_option("--lon-column", c.lon_column, "CSV column of longitudes")->capture_default_str();
-    sub.add_option("--lat-column", c.lat_column, "CSV column of latitudes")->capture_default_str();
-    sub.add_option("--name-column", c.name_column, "column shown first (if present)")->capture_default_str();
-    sub.add_option("--on-bad-row", c.on_bad_row, "stop at a bad row, or skip it with a message on stderr")
+/// FILE and the options for reading it, which an index file does not use.
+void add_input(CLI::App& sub, common& c) {
+    sub.add_option("FILE", c.file, "CSV (with a header) or GeoJSON (.geojson/.json) file of points, or an index file "
+                                   "made by 'quoct index' (known by its content), - for standard input; default: the "
+                                   "bundled cities ($QUOCT_DATA overrides)");
+    sub.add_option("--lon-column", c.lon_column, "CSV column of longitudes (not used for an index file)")
+        ->capture_default_str();
+    sub.add_option("--lat-column", c.lat_column, "CSV column of latitudes (not used for an index file)")
+        ->capture_default_str();
+    sub.add_option("--on-bad-row", c.on_bad_row,
+                   "stop at a bad row, or skip it with a message on stderr (not used for an index file)")
         ->check(CLI::IsMember({"stop", "skip"}))
         ->capture_default_str();
+}
+
+/// What index --help says about its output.
+const char* const index_footer =
+    "Prints what the index holds: the file written with -o; else FILE, when it is an index file;\n"
+    "else (a points file, no -o) the index that would be written. One 'key: value' a line:\n"
+    "file, type, format version, bytes, source, rows, columns (their number, then their names),\n"
+    "feature ids, altitudes, bad rows skipped, bounds (the least and greatest lon and lat).\n"
+    "Exit codes: 0 success, 1 data error (a file, a row), 2 bad arguments.";
+
+void add_common(CLI::App& sub, common& c) {
+    add_input(sub, c);
+    sub.add_option("--name-column", c.name_column, "column shown first (if present)")->capture_default_str();
 }
 
 void add_output(CLI::App& sub, common& c) {
@@ -273,6 +343,7 @@ struct commands {
     CLI::App* box;
     CLI::App* polygon;
     CLI::App* svg;
+    CLI::App* index;
 };
 
 /// Declares every subcommand and its options, writing the parsed values into c, q and a.
@@ -310,6 +381,13 @@ commands add_commands(CLI::App& app, common& c, query& q, number_args& a) {
     cmd.svg->add_option("--width", a.width, "picture width in pixels, in [16, 20000]")->capture_default_str();
     cmd.svg->add_option("--leaf-size", a.leaf_size, "split a drawn cell while it holds more points, at least 1")
         ->capture_default_str();
+    cmd.index = app.add_subcommand("index", "index FILE once: the points, every column and the index in one file, "
+                                            "which the other subcommands open in place of FILE, fast; given an index "
+                                            "file, check it (every checksum) and say what it holds");
+    cmd.index->add_option("-o,--output", q.output, "the index file to write (replaced only when complete); without it "
+                                                   "nothing is written");
+    add_input(*cmd.index, c);
+    cmd.index->footer(index_footer);
     for (auto* sub : {cmd.near, cmd.box, cmd.polygon, cmd.svg}) {
         add_common(*sub, c);
         sub->footer(rules_footer);
@@ -413,25 +491,77 @@ void write_file(const std::string& path, Write&& write) {
 }
 
 /// The svg subcommand: queries the shape and writes the picture to q.output.
-void run_svg(const CLI::App& svg, const query& q, const io::location_table& table, const geo::index<>& ix) {
+void run_svg(const CLI::App& svg, const query& q, const geo::index<>& ix) {
     const quoct::cli::svg_shape shape = shape_of(svg, q);
     const std::vector<std::size_t> hits = svg_hits(ix, shape);
     quoct::cli::svg_options options;
     options.width = q.width;
     options.leaf_size = q.leaf_size;
+    std::vector<geo::lonlat> locations(ix.size());
+    for (std::size_t i = 0; i < locations.size(); ++i) locations[i] = ix.location(static_cast<std::uint32_t>(i));
     options.title = std::to_string(hits.size()) + " of " + std::to_string(ix.size()) +
                     " points; quadtree cells split above " + std::to_string(q.leaf_size) + " points";
-    write_file(q.output, [&](std::ostream& out) { quoct::cli::write_svg(out, table.locations, hits, shape, options); });
+    write_file(q.output, [&](std::ostream& out) { quoct::cli::write_svg(out, locations, hits, shape, options); });
+}
+
+/// What an index holds, for `quoct index`: one "key: value" a line (see index_footer).
+void describe(std::ostream& out, const std::string& file, const std::string& type, std::uint32_t version,
+              std::uint64_t bytes, const io::location_index& x) {
+    out << "file: " << file << "\ntype: " << type << "\nformat version: " << version << "\nbytes: " << bytes
+        << "\nsource: " << x.source() << "\nrows: " << x.size() << "\ncolumns: " << x.columns().size();
+    for (std::size_t i = 0; i < x.columns().size(); ++i) out << (i == 0 ? " (" : ", ") << x.columns()[i];
+    out << (x.columns().empty() ? "" : ")") << "\nfeature ids: " << (x.has_feature_ids() ? "yes" : "no")
+        << "\naltitudes: " << (x.has_altitudes() ? "yes" : "no") << "\nbad rows skipped: " << x.skipped().size()
+        << "\nbounds: ";
+    if (x.size() == 0) {
+        out << "none\n";
+        return;
+    }
+    geo::lonlat lo = x.index().location(0), hi = lo;
+    for (std::uint32_t i = 0; i < x.size(); ++i) {
+        const geo::lonlat& p = x.index().location(i);
+        lo = {std::min(lo.lon, p.lon), std::min(lo.lat, p.lat)};
+        hi = {std::max(hi.lon, p.lon), std::max(hi.lat, p.lat)};
+    }
+    out << "lon [" << io::shortest_decimal(lo.lon) << ", " << io::shortest_decimal(hi.lon) << "], lat ["
+        << io::shortest_decimal(lo.lat) << ", " << io::shortest_decimal(hi.lat) << "]\n";
+}
+
+/// The index subcommand: FILE indexed (or, an index file, loaded with every checksum checked),
+/// written to -o when given, and described.
+int run_index(const common& c, const query& q) {
+    input in = read_input(c, c.file, true);
+    const bool was_index = in.index.has_value();
+    const io::location_index x = indexed(in);
+    clear_progress();
+    if (!q.output.empty()) {
+        quoct::save(x, q.output);
+        const quoct::file_info info = quoct::read_file_info(q.output);
+        describe(std::cout, q.output, info.type, info.version, info.bytes, x);
+    } else if (was_index && in.name != "stdin") {
+        const quoct::file_info info = quoct::read_file_info(in.name);
+        describe(std::cout, in.name, info.type, info.version, info.bytes, x);
+    } else {
+        describe(std::cout, was_index ? "stdin" : "(not written: no -o)",
+                 quoct::detail::file_codec<io::location_index>::type_name(), quoct::file_format_version,
+                 quoct::to_bytes(x).size(), x);
+    }
+    std::cout.flush();
+    return std::cout ? 0 : 1;
 }
 
 /// Runs the parsed subcommand `used`; returns the exit code. Throws on data errors.
 int run(const CLI::App* used, const commands& cmd, const common& c, const query& q) {
-    io::location_table table = load(c, c.file);
-    name_first(table, c, used->count("--name-column") > 0);
-    const geo::index<> ix(table.locations);
+    if (used == cmd.index) return run_index(c, q);
+    input in = read_input(c, c.file);
+    const io::location_index x = indexed(in);
+    const geo::index<>& ix = x.index();
+    const bool explicit_name = used->count("--name-column") > 0;
+    if (explicit_name && std::find(x.columns().begin(), x.columns().end(), c.name_column) == x.columns().end())
+        throw io::parse_error(in.name, 0, "no column '" + c.name_column + "'");
     clear_progress();
     if (used == cmd.svg) {
-        run_svg(*cmd.svg, q, table, ix);
+        run_svg(*cmd.svg, q, ix);
         return 0;
     }
     std::vector<io::hit> hits;
@@ -442,6 +572,12 @@ int run(const CLI::App* used, const commands& cmd, const common& c, const query&
     if (used == cmd.polygon) hits = as_hits(geo::covered_by(ix, polygon_area(q, used->count("--geojson") > 0)));
     options.format = format_of(c.format);
     options.with_distance = used == cmd.near;
+    // Only the rows written are taken from the table (an index file's are read in place).
+    std::vector<std::size_t> ids(hits.size());
+    for (std::size_t i = 0; i < hits.size(); ++i) ids[i] = hits[i].id, hits[i].id = i;
+    io::location_table table = x.rows(ids);
+    table.source = in.name;
+    name_first(table, c, explicit_name);
     io::write_locations(std::cout, table, hits, options);
     std::cout.flush();
     return std::cout ? 0 : 1;
@@ -467,6 +603,10 @@ int main(int argc, char** argv) {
     }
     try {
         return run(app.get_subcommands().front(), cmd, c, q);
+    } catch (const quoct::file_error& e) {  // "<path>: <cause>", without its own "quoct: "
+        if (::isatty(STDERR_FILENO)) std::cerr << "\r\033[K";
+        std::cerr << "quoct: error: " << e.path() << ": " << cause_of(e) << '\n';
+        return 1;
     } catch (const std::exception& e) {
         if (::isatty(STDERR_FILENO)) std::cerr << "\r\033[K";
         std::cerr << "quoct: error: " << e.what() << '\n';
