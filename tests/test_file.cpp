@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <cstring>
+#include <memory>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -169,6 +171,28 @@ TEMPLATE_LIST_TEST_CASE("file: save, load and open give the saved tree's answers
             }
         }
     }
+}
+
+TEST_CASE("file: view_bytes reads an index in memory without copying it", "[file]") {
+    const auto pts = uniform_points<double, 2>(3000, 81);
+    const quoct::quadtree<double> t(pts);
+    const auto bytes = quoct::to_bytes(t);
+    auto aligned = std::make_shared<std::vector<std::uint64_t>>((bytes.size() + 8) / 8);
+    std::copy(bytes.begin(), bytes.end(), reinterpret_cast<unsigned char*>(aligned->data()));
+    const auto* p = reinterpret_cast<const unsigned char*>(aligned->data());
+    const auto v = quoct::view_bytes<quoct::quadtree<double>>(p, bytes.size(), aligned);
+    aligned.reset();  // the index keeps the bytes alive
+    const quoct::ball<double, 2> s{pts[5], 9.0};
+    CHECK(sorted(v.query(s)) == brute_ball(pts, s));
+    CHECK(v.memory_bytes() >= 3000 * (2 * sizeof(double) + sizeof(std::uint32_t)));
+    const auto info = quoct::read_file_info(bytes.data(), bytes.size());
+    CHECK(info.type == "orthtree<double, 2, uint32>");
+    CHECK(info.bytes == bytes.size());
+    // Misaligned bytes are refused, not read.
+    std::vector<unsigned char> shifted(1, 0);
+    shifted.insert(shifted.end(), bytes.begin(), bytes.end());
+    const bool odd = reinterpret_cast<std::uintptr_t>(shifted.data() + 1) % 8 != 0;
+    if (odd) CHECK_THROWS_WITH((quoct::view_bytes<quoct::quadtree<double>>(shifted.data() + 1, bytes.size())), Contains("not 8-byte aligned"));
 }
 
 TEST_CASE("file: a mapped tree outlives its file's replacement and removal", "[file]") {
@@ -406,10 +430,17 @@ TEST_CASE("file: periodic indexes", "[file][sim]") {
     dyn d(domain, pts);
     d.erase(3);
     quoct::save(d, dir / "d.quoct");
-    const dyn back = quoct::load<dyn>(dir / "d.quoct");
     const quoct::ball<double, 3> s{pts[4], 2.0};
-    CHECK(sorted(back.query(s)) == sorted(d.query(s)));
-    CHECK(back.size() == d.size());
+    for (const dyn& back : {quoct::load<dyn>(dir / "d.quoct"), quoct::open<dyn>(dir / "d.quoct")}) {
+        CHECK(sorted(back.query(s)) == sorted(d.query(s)));
+        CHECK(back.size() == d.size());
+    }
+    // A dynamic index is never mapped: open() loads it, checksums verified.
+    auto bytes = read_bytes(dir / "d.quoct");
+    for (const auto& sec : quoct::read_file_info(dir / "d.quoct").sections)
+        if (sec.name == "base.points") bytes[sec.offset + sec.bytes / 2] ^= 1;
+    write_bytes(dir / "d.quoct", bytes);
+    CHECK_THROWS_WITH(quoct::open<dyn>(dir / "d.quoct"), Contains("checksum mismatch"));
 }
 
 TEMPLATE_LIST_TEST_CASE("file: a loaded dynamic index goes on with the same ids", "[file][sim][dynamic]", all_configs) {

@@ -367,6 +367,13 @@ private:
 
 // --- the codecs: one per index kind, reading and writing its members -------------------
 
+// Whether open() may map a codec's index (its sections stay views of the file), or must load
+// it (a dynamic index copies everything and changes later): a codec says `mappable = false`.
+template <class Codec, class = void>
+struct codec_mappable : std::true_type {};
+template <class Codec>
+struct codec_mappable<Codec, std::void_t<decltype(Codec::mappable)>> : std::integral_constant<bool, Codec::mappable> {};
+
 template <class T, std::size_t D, class Id>
 struct file_codec<orthtree<T, D, Id>> {
     using tree = orthtree<T, D, Id>;
@@ -513,6 +520,7 @@ struct file_codec<periodic_index<Index>> {
     using index = periodic_index<Index>;
     using T = typename index::scalar_type;
     static constexpr std::size_t D = index::dimension;
+    static constexpr bool mappable = codec_mappable<file_codec<Index>>::value;
     static std::string type_name() { return "periodic_index<" + file_codec<Index>::type_name() + ">"; }
 
     static void write(const index& p, file_writer& w, const std::string& prefix) {
@@ -539,6 +547,7 @@ struct file_codec<dynamic_orthtree<T, D, Id>> {
     using index = dynamic_orthtree<T, D, Id>;
     using part = typename index::part;
     using point_type = typename index::point_type;
+    static constexpr bool mappable = false;  // its parts change: open() loads it
     static std::string type_name() {
         return "dynamic_orthtree<" + scalar_name<T>() + ", " + std::to_string(D) + ", " + id_name<Id>() + ">";
     }
@@ -841,9 +850,11 @@ Index view_bytes(const void* data, std::size_t size, std::shared_ptr<const void>
 /// node, not the points), so that a damaged file cannot make a query read outside it;
 /// open_options::verify checks every checksum too. The file must not be modified while open
 /// (save() replaces it with a new file, which is safe). Where mmap is not available, reads
-/// the file as load() does. Throws as load().
+/// the file as load() does. A dynamic_orthtree (or a periodic index over one), which changes
+/// after it is read, is loaded, as load() does. Throws as load().
 template <class Index>
 Index open(const std::string& path, open_options options = {}) {
+    if constexpr (!detail::codec_mappable<detail::file_codec<Index>>::value) return load<Index>(path);
 #ifdef QUOCT_FILE_POSIX
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) throw file_error(path, "cannot open: " + detail::errno_text(errno));
