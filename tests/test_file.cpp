@@ -23,6 +23,7 @@
 #if defined(__unix__) || defined(__APPLE__)
 #include <csignal>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #define QUOCT_TEST_FORK 1
@@ -284,6 +285,21 @@ TEST_CASE("file: errors name the file and the cause", "[file]") {
     SECTION("no such file") {
         CHECK_THROWS_WITH(quoct::load<tree>(dir / "missing.quoct"), Contains("missing.quoct") && Contains("cannot open"));
         CHECK_THROWS_AS(quoct::open<tree>(dir / "missing.quoct"), quoct::file_error);
+    }
+    SECTION("a target that is not a regular file is refused; a symbolic link is followed") {
+        const std::string fifo = dir / "pipe";
+        REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+        CHECK_THROWS_WITH(quoct::save(tree(pts), fifo), Contains("is not a regular file (nothing was changed)"));
+        CHECK(fs::is_fifo(fifo));
+        CHECK_THROWS_WITH(quoct::save(tree(pts), dir.path.string()), Contains("is not a regular file"));
+        fs::create_symlink(path, dir / "link.quoct");
+        const tree other(uniform_points<double, 3>(50, 43));
+        quoct::save(other, dir / "link.quoct");
+        CHECK(fs::is_symlink(dir / "link.quoct"));
+        CHECK(quoct::load<tree>(path).size() == 50);  // the file it leads to was replaced
+        fs::create_symlink(dir.path / "nowhere" / "x.quoct", dir / "dangling.quoct");
+        CHECK_THROWS_WITH(quoct::save(other, dir / "dangling.quoct"), Contains("symbolic link to nothing"));
+        CHECK(dir.names() == std::vector<std::string>{"dangling.quoct", "link.quoct", "pipe", "t.quoct"});
     }
     SECTION("a directory that does not exist: nothing is created") {
         CHECK_THROWS_AS(quoct::save(tree(pts), dir / "no/such/dir/t.quoct"), quoct::file_error);

@@ -711,9 +711,29 @@ inline bool write_all(int fd, const unsigned char* p, std::size_t n) {
 }
 #endif
 
-inline void file_writer::write(const std::string& type, const std::string& path) const {
+#ifdef QUOCT_FILE_POSIX
+// The regular file a save at `given` replaces: `given` itself, or the file a symbolic link
+// there leads to (the link stays a link). Anything else there (a directory, a device such as
+// /dev/null, a pipe) is refused: renaming over it would replace it.
+inline std::string save_target(const std::string& given) {
+    struct stat st;
+    if (::lstat(given.c_str(), &st) != 0) return given;  // nothing there yet
+    std::string path = given;
+    if (S_ISLNK(st.st_mode)) {
+        std::unique_ptr<char, void (*)(void*)> real(::realpath(given.c_str(), nullptr), &std::free);
+        if (!real) throw file_error(given, "is a symbolic link to nothing (nothing was changed)");
+        path = real.get();
+        if (::stat(path.c_str(), &st) != 0) return path;
+    }
+    if (!S_ISREG(st.st_mode)) throw file_error(given, "is not a regular file (nothing was changed)");
+    return path;
+}
+#endif
+
+inline void file_writer::write(const std::string& type, const std::string& given) const {
     const std::vector<unsigned char> h = head(type);
 #ifdef QUOCT_FILE_POSIX
+    const std::string path = save_target(given);
     // A new file beside the target (its name unique by pid, address and attempt), created
     // with 0666 so that the umask applies as for any new file.
     const std::string::size_type slash = path.rfind('/');
@@ -726,12 +746,12 @@ inline void file_writer::write(const std::string& type, const std::string& path)
         fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (fd < 0 && errno != EEXIST) break;
     }
-    if (fd < 0) throw file_error(path, "cannot create a file beside it: " + errno_text(errno));
+    if (fd < 0) throw file_error(given, "cannot create a file beside it: " + errno_text(errno));
     const auto give_up = [&](const char* what) {
         const int e = errno;
         ::close(fd);
         ::unlink(temp.c_str());
-        throw file_error(path, std::string(what) + ": " + errno_text(e) + " (nothing was changed)");
+        throw file_error(given, std::string(what) + ": " + errno_text(e) + " (nothing was changed)");
     };
     static const unsigned char zeros[file_align] = {};
     std::size_t at = h.size();
@@ -745,12 +765,12 @@ inline void file_writer::write(const std::string& type, const std::string& path)
     if (::close(fd) != 0) {
         const int e = errno;
         ::unlink(temp.c_str());
-        throw file_error(path, "cannot write: " + errno_text(e) + " (nothing was changed)");
+        throw file_error(given, "cannot write: " + errno_text(e) + " (nothing was changed)");
     }
     if (std::rename(temp.c_str(), path.c_str()) != 0) {
         const int e = errno;
         ::unlink(temp.c_str());
-        throw file_error(path, "cannot replace: " + errno_text(e) + " (nothing was changed)");
+        throw file_error(given, "cannot replace: " + errno_text(e) + " (nothing was changed)");
     }
     const int dfd = ::open(dir.c_str(), O_RDONLY | O_CLOEXEC);  // make the rename itself durable
     if (dfd >= 0) {
@@ -758,6 +778,7 @@ inline void file_writer::write(const std::string& type, const std::string& path)
         ::close(dfd);
     }
 #else
+    const std::string& path = given;
     const std::string temp = path + ".tmp";
     {
         std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(temp.c_str(), "wb"), &std::fclose);
@@ -787,7 +808,10 @@ inline void file_writer::write(const std::string& type, const std::string& path)
 /// Saves `index` to the file `path` in one self-contained file: an orthtree (quadtree,
 /// octree), geo::index, dynamic_orthtree, or periodic_index over either. Atomic: the file
 /// is written beside `path`, flushed to disk and renamed over it, so a crash or a full disk
-/// midway leaves whatever was at `path` whole. float and double coordinates only. Throws
+/// midway leaves whatever was at `path` whole. A symbolic link at `path` is followed (the
+/// link stays, the file it leads to is replaced); anything else there that is not a regular
+/// file (a directory, a device such as /dev/null, a pipe) is refused, since the rename would
+/// replace it. float and double coordinates only. Throws
 /// file_error (cannot create, write, flush or rename, with the system's reason). Thread-safe
 /// against queries on the index; the index must not be modified meanwhile.
 template <class Index>
