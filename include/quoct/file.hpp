@@ -1,7 +1,8 @@
 // quoct: indexes that outlive the process. Saves an index to one self-contained file (its
 // points, ids, nodes and nearest index: nothing else is needed to query it), loads it back
 // as an owning copy, or opens it memory-mapped, read-only, so that many processes share one
-// copy through the page cache and opening costs no reading at all. Optional header: the
+// copy through the page cache and opening reads only the nodes and ids it checks, never the
+// points. Optional header: the
 // standard library, and POSIX for mmap (elsewhere open() reads the file as load() does).
 //
 //   quoct::save(tree, "cloud.quoct");                              // atomic
@@ -28,6 +29,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <bitset>
+#include <cmath>
 #include <deque>
 #include <limits>
 #include <memory>
@@ -71,9 +74,9 @@ private:
 /// How open() checks a file before mapping it for queries.
 struct open_options {
     /// Checksum every section, as load() does: reads the whole file once. Off by default:
-    /// open() then checks the header, the section table, every size and the tree structure
-    /// (node ranges, children and depth), so that no query can read outside the file, but
-    /// reads no coordinate, and trusts the values to be the ones saved.
+    /// open() then checks the header, the section table, every size, the tree structure
+    /// (node ranges, children and depth) and the ids, so that no query can read outside the
+    /// file, but reads no coordinate, and trusts the values to be the ones saved.
     bool verify = false;
 };
 
@@ -185,7 +188,6 @@ public:
         kept_.emplace_back(reinterpret_cast<const unsigned char*>(v.data()),
                            reinterpret_cast<const unsigned char*>(v.data() + v.size()));
         add(name, reinterpret_cast<const U*>(kept_.back().data()), v.size());
-        entries_.back().bytes = v.size() * sizeof(U);
     }
     /// A section of bytes the caller has already laid out (element_bytes each), copied.
     void add_bytes(const std::string& name, std::vector<unsigned char> bytes, std::uint32_t element_bytes) {
@@ -196,12 +198,29 @@ public:
 
     /// The whole file in memory.
     std::vector<unsigned char> bytes(const std::string& type) const {
-        std::vector<unsigned char> out = head(type);
-        for (const entry& e : entries_) {
-            out.resize(align(out.size()), 0);
-            out.insert(out.end(), e.p, e.p + e.bytes);
-        }
+        std::vector<unsigned char> out;
+        emit(type, [&](const unsigned char* p, std::size_t n) {
+            out.insert(out.end(), p, p + n);
+            return true;
+        });
         return out;
+    }
+
+    /// Hands the whole file to sink(bytes, n) piece by piece, in order: the header and table,
+    /// then each section after its zero padding. sink returns false to stop (a failed write);
+    /// returns false if it was stopped.
+    template <class Sink>
+    bool emit(const std::string& type, Sink&& sink) const {
+        static const unsigned char zeros[file_align] = {};
+        const std::vector<unsigned char> h = head(type);
+        std::size_t at = h.size();
+        if (!sink(h.data(), h.size())) return false;
+        for (const entry& e : entries_) {
+            const std::size_t pad = align(at) - at;
+            if (!sink(zeros, pad) || !sink(e.p, e.bytes)) return false;
+            at += pad + e.bytes;
+        }
+        return true;
     }
 
     /// Writes the file to `path` atomically: into a new file in the same directory, flushed
@@ -263,9 +282,11 @@ private:
 /// bytes alive. Every failure is a file_error naming the file.
 class file_reader {
 public:
+    /// `owning`: sections are handed out as owned copies (for an index that outlives the
+    /// bytes and changes, as a dynamic one), not views that keep the bytes alive.
     file_reader(std::string path, const unsigned char* data, std::size_t size, std::shared_ptr<const void> keep,
-                bool verify)
-        : path_(std::move(path)), data_(data), size_(size), keep_(std::move(keep)), verify_(verify) {
+                bool verify, bool owning = false)
+        : path_(std::move(path)), data_(data), size_(size), keep_(std::move(keep)), verify_(verify), owning_(owning) {
         check_head(data_, size_, path_, true);
         const std::size_t count = load_u32(data_ + 24);
         for (std::size_t i = 0; i < count; ++i) {
@@ -285,6 +306,13 @@ public:
 
     /// Checks a header (and, with `table`, that the table fits and its checksum matches),
     /// given at least file_header bytes, or all there are. Throws file_error.
+    /// Checks the file size the header claims against the file's real size.
+    static void check_size(std::uint64_t claimed, std::uint64_t size, const std::string& path) {
+        if (claimed != size)
+            throw file_error(path, (claimed > size ? "truncated: " : "damaged: ") + std::to_string(size) +
+                                       " bytes, the header says " + std::to_string(claimed));
+    }
+
     static void check_head(const unsigned char* h, std::size_t size, const std::string& path, bool table) {
         const auto fail = [&](const std::string& cause) { throw file_error(path, cause); };
         if (size < 8 || std::memcmp(h, file_magic, 8) != 0) fail("not a quoct index file");
@@ -298,11 +326,8 @@ public:
             fail("format version " + std::to_string(version) + " is newer than this library reads (" +
                  std::to_string(file_format_version) + ")");
         if (version == 0) fail("damaged: format version 0");
-        const std::uint64_t bytes = load_u64(h + 16);
         if (!table) return;
-        if (bytes != size)
-            fail((bytes > size ? "truncated: " : "damaged: ") + std::to_string(size) + " bytes, the header says " +
-                 std::to_string(bytes));
+        check_size(load_u64(h + 16), size, path);
         const std::uint64_t count = load_u32(h + 24);
         if (count > (size - file_header) / file_entry) fail("damaged: the section table runs past the file");
         const std::size_t table_end = file_header + file_entry * static_cast<std::size_t>(count);
@@ -331,7 +356,8 @@ public:
                  (count == any ? "a whole number of values" : std::to_string(count) + " values"));
         if (verify_ && checksum64(data_ + e.offset, e.bytes) != e.checksum)
             fail("damaged: checksum mismatch in section '" + name + "'");
-        return section<U>::view(reinterpret_cast<const U*>(data_ + e.offset), e.bytes / sizeof(U), keep_);
+        const auto* p = reinterpret_cast<const U*>(data_ + e.offset);
+        return owning_ ? section<U>::copy_of(p, e.bytes / sizeof(U)) : section<U>::view(p, e.bytes / sizeof(U), keep_);
     }
     /// The section `name` copied into a vector.
     template <class U>
@@ -362,6 +388,7 @@ private:
     std::size_t size_;
     std::shared_ptr<const void> keep_;
     bool verify_;
+    bool owning_;
     std::vector<entry> entries_;
 };
 
@@ -424,7 +451,8 @@ struct file_codec<orthtree<T, D, Id>> {
         t.options_.leaf_size = file_reader::to_size(m[2]);
         t.options_.max_depth = file_reader::to_size(m[3]);
         t.options_.nearest_index = m[4] != 0;
-        if (t.options_.leaf_size == 0 || t.options_.max_depth > max_depth_limit || m[4] > 1)
+        if (t.options_.leaf_size == 0 || t.options_.leaf_size == build_options::auto_leaf_size ||
+            t.options_.max_depth > max_depth_limit || m[4] > 1)
             r.fail("damaged: build options out of range");
         const section<T> bounds = r.get<T>(prefix + "bounds", 2 * D);
         for (std::size_t a = 0; a < D; ++a) t.bounds_.lo[a] = bounds[a], t.bounds_.hi[a] = bounds[D + a];
@@ -436,9 +464,10 @@ struct file_codec<orthtree<T, D, Id>> {
         t.parents_ = r.get<Id>(prefix + "parents", keyed ? count : 0);
         if (n == 0) return t;
         for (std::size_t a = 0; a < D; ++a)
-            if (!(is_finite_value(t.bounds_.lo[a]) && is_finite_value(t.bounds_.hi[a]) && t.bounds_.lo[a] <= t.bounds_.hi[a]))
+            if (!(std::isfinite(t.bounds_.lo[a]) && std::isfinite(t.bounds_.hi[a]) && t.bounds_.lo[a] <= t.bounds_.hi[a]))
                 r.fail("damaged: the bounds are not a finite box");
         check_structure(r, t, count);
+        check_ids(r, t);
         if (keyed) {
             const unsigned bits = static_cast<unsigned>(std::min<std::uint64_t>(m[5], 64));
             const unsigned key_bits = bits * static_cast<unsigned>(D);
@@ -449,11 +478,24 @@ struct file_codec<orthtree<T, D, Id>> {
             t.grid_ = std::make_shared<const quantizer<T, D>>(t.bounds_, bits);
         }
         t.lookup_ = std::make_shared<typename tree::id_lookup>();
-        t.unchecked_ = !r.verified();
+        // Checksums say the bytes are the ones saved, not that a builder wrote them (a forger
+        // can mend checksums), so no tree read from a file counts its coordinates finite.
+        t.unchecked_ = true;
         return t;
     }
 
-    static bool is_finite_value(T v) noexcept { return std::abs(v) <= std::numeric_limits<T>::max(); }
+    // The ids are a permutation of [0, n): code that indexes its own arrays by id (pair
+    // searches, neighbour lists, Python's points) may rely on it. O(n), n bits.
+    static void check_ids(const file_reader& r, const tree& t) {
+        std::vector<std::uint64_t> seen((t.size_ + 63) / 64, 0);
+        const Id* ids = t.ids_.data();
+        for (std::size_t i = 0; i < t.size_; ++i) {
+            const std::size_t id = ids[i];
+            if (id >= t.size_ || (seen[id >> 6] >> (id & 63) & 1u) != 0)
+                r.fail("damaged: the ids are not a permutation (point " + std::to_string(i) + ")");
+            seen[id >> 6] |= std::uint64_t{1} << (id & 63);
+        }
+    }
 
     // The nodes are a tree in pre-order as the builder makes them, so that no search can
     // leave the arrays or loop: the root spans all, every skip lies beyond its node and
@@ -501,16 +543,13 @@ struct file_codec<geo::index<Id>> {
         w.add(prefix + "unit", g.unit_.data(), g.unit_.size());
         file_codec<octree<double, Id>>::write(g.tree_, w, prefix + "tree.");
     }
-    // The ids of the tree index the lon/lat arrays: all are checked (O(n)).
+    // (The tree's ids index the lon/lat arrays: the orthtree codec checks them.)
     static index read(const file_reader& r, const std::string& prefix) {
         index g;
         g.tree_ = file_codec<octree<double, Id>>::read(r, prefix + "tree.");
         const std::size_t n = g.tree_.size();
         g.where_ = r.get<geo::lonlat>(prefix + "lonlat", n);
         g.unit_ = r.get<geo::detail::vec3>(prefix + "unit", n);
-        const Id* ids = g.tree_.ids_.data();
-        for (std::size_t i = 0; i < n; ++i)
-            if (ids[i] >= n) r.fail("damaged: point " + std::to_string(i) + " has an id out of range");
         return g;
     }
 };
@@ -548,6 +587,7 @@ struct file_codec<dynamic_orthtree<T, D, Id>> {
     using part = typename index::part;
     using point_type = typename index::point_type;
     static constexpr bool mappable = false;  // its parts change: open() loads it
+    static constexpr std::size_t meta_count = 6, part_meta_count = 2;
     static std::string type_name() {
         return "dynamic_orthtree<" + scalar_name<T>() + ", " + std::to_string(D) + ", " + id_name<Id>() + ">";
     }
@@ -567,7 +607,7 @@ struct file_codec<dynamic_orthtree<T, D, Id>> {
     }
 
     static index read(const file_reader& r, const std::string& prefix) {
-        const section<std::uint64_t> m = r.get<std::uint64_t>(prefix + "meta", 6);
+        const section<std::uint64_t> m = r.get<std::uint64_t>(prefix + "meta", meta_count);
         index x;
         x.options_.tail_limit = file_reader::to_size(m[0]);
         x.options_.tree.leaf_size = file_reader::to_size(m[1]);
@@ -603,40 +643,61 @@ private:
     }
     static part read_part(const file_reader& r, const std::string& prefix, std::size_t id_bound) {
         part p;
-        const section<std::uint64_t> m = r.get<std::uint64_t>(prefix + "meta", 2);
+        const section<std::uint64_t> m = r.get<std::uint64_t>(prefix + "meta", part_meta_count);
         p.tree = file_codec<orthtree<T, D, Id>>::read(r, prefix + "tree.");
         p.dead_count = file_reader::to_size(m[0]);
         p.stored = file_reader::to_size(m[1]);
         if (p.stored != p.tree.size() || p.dead_count > p.stored) r.fail("damaged: " + prefix + "meta disagrees with its tree");
         const section<Id> ids = r.get<Id>(prefix + "ids");
-        if (!ids.empty() && ids.size() != p.stored) r.fail("damaged: " + prefix + "ids has the wrong size");
-        for (const Id id : ids)
-            if (id >= id_bound) r.fail("damaged: " + prefix + "ids holds an unknown id");
+        if (ids.empty() ? p.stored > id_bound : ids.size() != p.stored)
+            r.fail("damaged: " + prefix + "ids does not fit the part");
+        for (std::size_t i = 0; i < ids.size(); ++i)  // increasing, as the builder gives them
+            if (ids[i] >= id_bound || (i != 0 && ids[i] <= ids[i - 1]))
+                r.fail("damaged: " + prefix + "ids are not increasing known ids");
         p.ids.assign(ids.begin(), ids.end());
-        p.dead.assign_words(r.copy<std::uint64_t>(prefix + "dead", (p.stored + 63) / 64));
-        for (Id id : p.tree.ids_)  // the tree's ids index the part's ids and dead marks
-            if (id >= p.stored) r.fail("damaged: " + prefix + "tree holds an id out of range");
+        std::vector<std::uint64_t> dead = r.copy<std::uint64_t>(prefix + "dead", (p.stored + 63) / 64);
+        std::size_t marked = 0;
+        for (const std::uint64_t w : dead) marked += static_cast<std::size_t>(std::bitset<64>(w).count());
+        if (marked != p.dead_count) r.fail("damaged: " + prefix + "dead marks disagree with its count");
+        p.dead.assign_words(std::move(dead));
         return p;
     }
-    // Every id's place is within its part or the tail, and the live count adds up.
+    // Every live id's place holds it and nothing else holds a live id: its part's entry is
+    // not dead and maps back to it, or its tail entry is it; every entry not dead (and every
+    // tail entry) is the place of its id. So each live point is reported once, as built.
     static void check(const file_reader& r, const index& x) {
+        const auto holds = [&](const part& p, unsigned tag) {
+            for (std::size_t pos = 0; pos < p.stored; ++pos) {
+                if (p.is_dead(static_cast<Id>(pos))) continue;
+                const std::size_t id = p.id_of(static_cast<Id>(pos));
+                if (x.where_[id] != tag || x.slot_[id] != pos) r.fail("damaged: an entry of a part is not its id's place");
+            }
+        };
+        holds(x.snap_, index::at_snapshot);
+        for (std::size_t j = 0; j < x.levels_.size(); ++j) holds(x.levels_[j], static_cast<unsigned>(index::in_level + j));
         std::size_t live = 0;
         for (std::size_t id = 0; id < x.points_.size(); ++id) {
             const unsigned w = x.where_[id];
             const std::size_t s = x.slot_[id];
-            const bool ok = w == index::erased || (w == index::at_snapshot && s < x.snap_.stored) ||
-                            (w == index::in_tail && s < x.tail_.size()) ||
+            const auto in = [&](const part& p) {
+                return s < p.stored && !p.is_dead(static_cast<Id>(s)) && p.id_of(static_cast<Id>(s)) == id;
+            };
+            const bool ok = w == index::erased || (w == index::at_snapshot && in(x.snap_)) ||
+                            (w == index::in_tail && s < x.tail_.size() && x.tail_[s] == id) ||
                             (w >= index::in_level && w - index::in_level < x.levels_.size() &&
-                             s < x.levels_[w - index::in_level].stored);
+                             in(x.levels_[w - index::in_level]));
             if (!ok) r.fail("damaged: point " + std::to_string(id) + " has no place in the index");
             if (w != index::erased && !is_finite(x.points_[id]))  // a rebuild would refuse it
                 r.fail("damaged: point " + std::to_string(id) + " has a NaN or infinite coordinate");
             live += w != index::erased;
         }
         if (live != x.live_) r.fail("damaged: the live count disagrees with the points");
-        for (std::size_t i = 0; i < x.tail_.size(); ++i)
-            if (x.tail_[i] >= x.points_.size() || !is_finite(x.tail_points_[i]))
-                r.fail("damaged: the tail holds an unknown id or a point that is not finite");
+        for (std::size_t i = 0; i < x.tail_.size(); ++i) {
+            const Id id = x.tail_[i];
+            if (id >= x.points_.size() || x.where_[id] != index::in_tail || x.slot_[id] != i ||
+                !(x.tail_points_[i] == x.points_[id]))
+                r.fail("damaged: the tail disagrees with its points");
+        }
     }
 };
 
@@ -664,14 +725,11 @@ inline std::shared_ptr<file_buffer> read_file(const std::string& path) {
     const std::size_t got = std::fread(buf->data(), 1, file_header, f.get());
     if (std::ferror(f.get())) throw file_error(path, "cannot read: " + errno_text(errno));
     file_reader::check_head(buf->data(), got, path, false);
-    const std::uint64_t claimed = load_u64(buf->data() + 16);
     if (std::fseek(f.get(), 0, SEEK_END) != 0) throw file_error(path, "cannot seek: " + errno_text(errno));
     const long end = std::ftell(f.get());
     if (end < 0) throw file_error(path, "cannot tell its size: " + errno_text(errno));
     const auto size = static_cast<std::uint64_t>(end);
-    if (claimed != size)
-        throw file_error(path, (claimed > size ? "truncated: " : "damaged: ") + std::to_string(size) +
-                                   " bytes, the header says " + std::to_string(claimed));
+    file_reader::check_size(load_u64(buf->data() + 16), size, path);
     if (size > std::numeric_limits<std::size_t>::max() / 2) throw file_error(path, "too large for this machine");
     buf->resize(static_cast<std::size_t>(size));
     if (std::fseek(f.get(), 0, SEEK_SET) != 0) throw file_error(path, "cannot seek: " + errno_text(errno));
@@ -683,7 +741,7 @@ inline std::shared_ptr<file_buffer> read_file(const std::string& path) {
 template <class Index>
 Index read_index(const std::string& path, const unsigned char* data, std::size_t size, std::shared_ptr<const void> keep,
                  bool verify) {
-    const file_reader r(path, data, size, std::move(keep), verify);
+    const file_reader r(path, data, size, std::move(keep), verify, !codec_mappable<file_codec<Index>>::value);
     const std::string want = file_codec<Index>::type_name();
     if (r.type() != want) r.fail("holds " + r.type() + ", asked for " + want);
     return file_codec<Index>::read(r, "");
@@ -731,7 +789,6 @@ inline std::string save_target(const std::string& given) {
 #endif
 
 inline void file_writer::write(const std::string& type, const std::string& given) const {
-    const std::vector<unsigned char> h = head(type);
 #ifdef QUOCT_FILE_POSIX
     const std::string path = save_target(given);
     // A new file beside the target (its name unique by pid, address and attempt), created
@@ -753,14 +810,9 @@ inline void file_writer::write(const std::string& type, const std::string& given
         ::unlink(temp.c_str());
         throw file_error(given, std::string(what) + ": " + errno_text(e) + " (nothing was changed)");
     };
-    static const unsigned char zeros[file_align] = {};
-    std::size_t at = h.size();
-    if (!write_all(fd, h.data(), h.size())) give_up("cannot write");
-    for (const entry& e : entries_) {
-        const std::size_t pad = align(at) - at;
-        if (!write_all(fd, zeros, pad) || !write_all(fd, e.p, e.bytes)) give_up("cannot write");
-        at += pad + e.bytes;
-    }
+    struct stat old;
+    if (::stat(path.c_str(), &old) == 0 && ::fchmod(fd, old.st_mode & 07777) != 0) give_up("cannot keep its mode");
+    if (!emit(type, [fd](const unsigned char* p, std::size_t n) { return write_all(fd, p, n); })) give_up("cannot write");
     if (::fsync(fd) != 0) give_up("cannot flush to disk");
     if (::close(fd) != 0) {
         const int e = errno;
@@ -782,15 +834,9 @@ inline void file_writer::write(const std::string& type, const std::string& given
     const std::string temp = path + ".tmp";
     {
         std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(temp.c_str(), "wb"), &std::fclose);
-        bool ok = f != nullptr;
-        std::size_t at = h.size();
-        ok = ok && std::fwrite(h.data(), 1, h.size(), f.get()) == h.size();
-        static const unsigned char zeros[file_align] = {};
-        for (const entry& e : entries_) {
-            const std::size_t pad = align(at) - at;
-            ok = ok && std::fwrite(zeros, 1, pad, f.get()) == pad && std::fwrite(e.p, 1, e.bytes, f.get()) == e.bytes;
-            at += pad + e.bytes;
-        }
+        bool ok = f != nullptr && emit(type, [&](const unsigned char* p, std::size_t n) {
+            return std::fwrite(p, 1, n, f.get()) == n;
+        });
         ok = ok && std::fflush(f.get()) == 0;
         if (!ok) {
             f.reset();
@@ -811,9 +857,11 @@ inline void file_writer::write(const std::string& type, const std::string& given
 /// midway leaves whatever was at `path` whole. A symbolic link at `path` is followed (the
 /// link stays, the file it leads to is replaced); anything else there that is not a regular
 /// file (a directory, a device such as /dev/null, a pipe) is refused, since the rename would
-/// replace it. float and double coordinates only. Throws
-/// file_error (cannot create, write, flush or rename, with the system's reason). Thread-safe
-/// against queries on the index; the index must not be modified meanwhile.
+/// replace it. The new file keeps the old one's permission bits (a new one gets 0666 less the
+/// umask). On systems without POSIX the old file is removed before the rename, so a crash
+/// between the two loses it. float and double coordinates only. Throws file_error (cannot
+/// create, write, flush or rename, with the system's reason). Thread-safe against queries on
+/// the index; the index must not be modified meanwhile.
 template <class Index>
 void save(const Index& index, const std::string& path) {
     detail::writer_of(index).write(detail::file_codec<Index>::type_name(), path);
@@ -866,19 +914,24 @@ Index view_bytes(const void* data, std::size_t size, std::shared_ptr<const void>
                                      options.verify);
 }
 
-/// Opens an index file memory-mapped, read-only: O(1) in the coordinates (pages are read
+/// Opens an index file memory-mapped, read-only, reading the nodes and ids to check them but
+/// not the coordinates (pages are read
 /// when queries first touch them, and shared through the page cache by every process that
 /// opens the file). The index answers as the saved one did; copies share the mapping, which
 /// lives as long as any of them. For orthtree, geo::index and periodic_index over an
-/// orthtree. Checks the header, the section table, the sizes and the tree structure (every
-/// node, not the points), so that a damaged file cannot make a query read outside it;
+/// orthtree. Checks the header, the section table, the sizes, the tree structure (every node)
+/// and the ids (a permutation), not the points, so that a damaged file cannot make a query
+/// read outside it;
 /// open_options::verify checks every checksum too. The file must not be modified while open
 /// (save() replaces it with a new file, which is safe). Where mmap is not available, reads
 /// the file as load() does. A dynamic_orthtree (or a periodic index over one), which changes
 /// after it is read, is loaded, as load() does. Throws as load().
 template <class Index>
 Index open(const std::string& path, open_options options = {}) {
-    if constexpr (!detail::codec_mappable<detail::file_codec<Index>>::value) return load<Index>(path);
+    if constexpr (!detail::codec_mappable<detail::file_codec<Index>>::value) {
+        (void)options;
+        return load<Index>(path);
+    } else {
 #ifdef QUOCT_FILE_POSIX
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) throw file_error(path, "cannot open: " + detail::errno_text(errno));
@@ -904,6 +957,7 @@ Index open(const std::string& path, open_options options = {}) {
     (void)options;
     return load<Index>(path);
 #endif
+    }
 }
 
 namespace detail {
@@ -933,10 +987,7 @@ inline file_info read_file_info(const std::string& path) {
     if (std::fseek(f.get(), 0, SEEK_END) != 0) throw file_error(path, "cannot seek: " + detail::errno_text(errno));
     const long end = std::ftell(f.get());
     const auto size = static_cast<std::uint64_t>(end < 0 ? 0 : end);
-    const std::uint64_t claimed = detail::load_u64(head.data() + 16);
-    if (claimed != size)
-        throw file_error(path, (claimed > size ? "truncated: " : "damaged: ") + std::to_string(size) +
-                                   " bytes, the header says " + std::to_string(claimed));
+    detail::file_reader::check_size(detail::load_u64(head.data() + 16), size, path);
     if (count > (size - detail::file_header) / detail::file_entry)
         throw file_error(path, "damaged: the section table runs past the file");
     head.resize(detail::file_header + detail::file_entry * count);

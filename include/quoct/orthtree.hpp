@@ -93,7 +93,11 @@ namespace detail {
 /// Sorts neighbours by (distance_sq, id) when asked to.
 template <class T, class Id>
 void order_results(std::vector<neighbor<T, Id>>& out, result_order order) {
-    if (order == result_order::nearest_first) std::sort(out.begin(), out.end(), knn_set<T, Id>::before);
+    if (order != result_order::nearest_first) return;
+    // NaN distances go last, unsorted (std::sort needs a strict weak order); they come only
+    // from coordinates no builder makes, in a tree read from a damaged file.
+    const auto last = std::partition(out.begin(), out.end(), [](const neighbor<T, Id>& n) { return !std::isnan(n.distance_sq); });
+    std::sort(out.begin(), last, knn_set<T, Id>::before);
 }
 
 /// The deepest a node of a tree of T can lie (see max_depth_limit): a node holding two
@@ -1153,8 +1157,9 @@ void orthtree<T, D, Id>::scan_leaf(const Metric& metric, const Set& set, Sink& s
         const std::size_t m = std::min<std::size_t>(e - s, chunk);
         for (std::size_t j = 0; j < m; ++j) dist[j] = metric.to_point(point_at(s + j));
         if constexpr (Single) {
-            // The least distance, two running minima side by side (no distance is NaN: the
-            // points and the query are finite).
+            // The least distance, two running minima side by side. (No distance is NaN in a
+            // built tree; in one read from a damaged file a NaN can hide its chunk's points,
+            // a wrong answer but no read outside it.)
             T least0 = dist[0], least1 = dist[0];
             std::size_t j = 1;
             for (; j + 1 < m; j += 2) {

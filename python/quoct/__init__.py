@@ -29,7 +29,8 @@ Where quoct differs from cKDTree, on purpose:
 
 Saving and sharing: ``Tree.save(path)`` writes one self-contained file (points, ids, nodes:
 no rebuild to read it); ``Tree.load(path)`` maps it (``mmap=True``, the default: opened in
-O(1), pages shared by every process that opens the file) or reads it (``mmap=False``).
+a few milliseconds, its points read as queries need them, its pages shared by every
+process that opens the file) or reads it (``mmap=False``).
 ``DynamicTree`` and ``quoct.geo.Index`` have the same ``save``/``load`` (a DynamicTree loads,
 never maps). All three pickle as the bytes of that file, so ``copy.deepcopy`` and
 ``multiprocessing`` work with no rebuild. A file that cannot be read, is not a quoct index
@@ -277,8 +278,8 @@ class Tree:
     def load(cls, path, mmap=True):
         """The tree saved at ``path``, answering every query as the saved tree did.
 
-        mmap=True (default): the file is memory-mapped read-only, opened in O(1) (its
-        structure is checked, its points are read as queries touch them), and its pages
+        mmap=True (default): the file is memory-mapped read-only: its structure and
+        ids are checked, its points read as queries touch them, and its pages
         are shared by every process that maps it. The file must not be changed while the
         tree lives (``save`` replaces a file rather than changing it, which is safe).
         mmap=False: read into memory, every checksum verified.

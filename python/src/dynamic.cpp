@@ -32,13 +32,20 @@ public:
     explicit dynamic_core(index_type index) : index_(std::move(index)) {}
 
     std::size_t leafsize() const noexcept { return index_.options().tree.leaf_size; }
+    // Both lock as the queries do: the GIL released first, then the index's lock.
     py::bytes to_bytes() const {
-        std::shared_lock<std::shared_mutex> lock(mutex_);  // with the GIL: bytes_of releases it
-        return bytes_of(index_);
+        std::vector<unsigned char> bytes;
+        {
+            py::gil_scoped_release nogil;
+            std::shared_lock<std::shared_mutex> lock(mutex_);
+            bytes = quoct::to_bytes(index_);
+        }
+        return py::bytes(reinterpret_cast<const char*>(bytes.data()), bytes.size());
     }
     void save(const std::string& path) const {
+        py::gil_scoped_release nogil;
         std::shared_lock<std::shared_mutex> lock(mutex_);
-        save_to(index_, path);
+        quoct::save(index_, path);
     }
 
     std::size_t size() const {

@@ -4,8 +4,8 @@
 // the fuzzer changes them (bytes xored anywhere, the file cut or lengthened) and the header
 // checksum and file size are put right again, as a forger could, and the file is read
 // unverified (no checksums: the header, size and structure checks alone stand between the
-// bytes and the searches), then queried, and a dynamic index changed. A file_error is the
-// right answer to damage; any crash, sanitizer report or hang is a finding.
+// bytes and the searches), then queried (the pair engine too), and a dynamic index changed.
+// A file_error is the right answer to damage; any crash, sanitizer report or hang is a finding.
 #include <cstdint>
 #include <stdexcept>
 #include <vector>
@@ -13,6 +13,7 @@
 #include <quoct/dynamic.hpp>
 #include <quoct/file.hpp>
 #include <quoct/geo.hpp>
+#include <quoct/pairs.hpp>
 
 #include "fuzz_support.hpp"
 
@@ -85,6 +86,13 @@ void run_tree(input& in) {
             (void)d.point(static_cast<std::uint32_t>(in.below(d.size() + 2)));
         } catch (const std::out_of_range&) {
         }
+    }
+    // The pair engine indexes its own arrays by id: a forged tree must not reach outside them.
+    const T r = std::abs(coordinate<T>(in, seen));
+    if (std::isfinite(r)) {
+        (void)quoct::pairs_within(d, r);
+        (void)quoct::neighbor_lists(d, r);
+        (void)quoct::neighbor_lists(d, same, r);
     }
 }
 

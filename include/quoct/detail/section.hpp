@@ -48,6 +48,13 @@ public:
         return *this;
     }
 
+    /// An owned copy of n values at p.
+    static section copy_of(const U* p, std::size_t n) {
+        section s;
+        s.own_.assign(p, p + n);
+        s.sync();
+        return s;
+    }
     /// A read-only view of n values at p, valid while `keep` lives.
     static section view(const U* p, std::size_t n, std::shared_ptr<const void> keep) {
         section s;
