@@ -952,7 +952,12 @@ Index open(const std::string& path, open_options options = {}) {
     ::close(fd);  // the mapping keeps the file
     if (p == MAP_FAILED) throw file_error(path, "cannot map: " + detail::errno_text(e));
     std::shared_ptr<const void> keep(p, [size](const void* q) { ::munmap(const_cast<void*>(q), size); });
-    return detail::read_index<Index>(path, static_cast<const unsigned char*>(p), size, std::move(keep), options.verify);
+    Index index = detail::read_index<Index>(path, static_cast<const unsigned char*>(p), size, keep, options.verify);
+    // The checks touched the nodes and ids (and verify every page): let them go from this
+    // process's resident set. They stay in the page cache, and queries map back in, at the
+    // cost of a minor fault, only the pages they read.
+    ::madvise(p, size, MADV_DONTNEED);
+    return index;
 #else
     (void)options;
     return load<Index>(path);
