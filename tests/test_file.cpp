@@ -243,6 +243,37 @@ TEMPLATE_LIST_TEST_CASE("file: save, load and open give the saved tree's answers
     }
 }
 
+TEST_CASE("file: options() and read_file_info say what an index was built with and holds", "[file]") {
+    scratch_dir dir;
+    const auto pts = uniform_points<float, 3>(500, 95);
+    CHECK(quoct::octree<float>(pts).options().leaf_size == quoct::build_options::default_leaf_size(3));
+    CHECK(quoct::octree<float>().options().leaf_size == quoct::build_options::auto_leaf_size);  // nothing built
+    quoct::build_options o;
+    o.leaf_size = 7;
+    o.max_depth = 9;
+    o.nearest_index = false;
+    quoct::save(quoct::octree<float>(pts, o), dir / "t.quoct");
+    const auto back = quoct::open<quoct::octree<float>>(dir / "t.quoct");
+    CHECK((back.options().leaf_size == 7 && back.options().max_depth == 9 && !back.options().nearest_index));
+    const auto info = quoct::read_file_info(dir / "t.quoct");
+    CHECK(info.type == "orthtree<float, 3, uint32>");
+    CHECK(info.version == quoct::file_format_version);
+    CHECK(info.bytes == fs::file_size(dir / "t.quoct"));
+    std::vector<std::string> names;
+    for (const auto& sec : info.sections) {
+        names.push_back(sec.name);
+        CHECK(sec.offset % 64 == 0);
+        CHECK(sec.offset + sec.bytes <= info.bytes);
+    }
+    CHECK(names == std::vector<std::string>{"meta", "bounds", "coords", "ids", "nodes", "node_keys", "parents"});
+    quoct::dynamic_options d;
+    d.tail_limit = 33;
+    d.rebuild_fraction = 0.25;
+    quoct::save(quoct::dynamic_orthtree<float, 3>(pts, d), dir / "d.quoct");
+    const auto dyn = quoct::load<quoct::dynamic_orthtree<float, 3>>(dir / "d.quoct");
+    CHECK((dyn.options().tail_limit == 33 && dyn.options().rebuild_fraction == 0.25));
+}
+
 TEST_CASE("file: view_bytes reads an index in memory without copying it", "[file]") {
     const auto pts = uniform_points<double, 2>(3000, 81);
     const quoct::quadtree<double> t(pts);
