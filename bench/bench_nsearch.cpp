@@ -15,11 +15,15 @@
 //                  beside it (10x the block's side, so 1/1000 of the block's density)
 //   small          the block at 100k particles
 //   block_random   the 1M block in random order (1 thread only)
+//   *_cells        block, splash and small with the particles in quoct::neighbor_order
+//                  (quoct's own order, as an SPH code that reorders with quoct keeps them)
 // Operations, named operation/workload/library/threads:n:
-//   first  set up and search from scratch (quoct: build an octree<float>, neighbor_lists)
+//   first  set up and search from scratch (quoct: neighbor_lists on the array;
+//          quoct_octree, on block and block_cells: build an octree<float>, neighbor_lists)
 //   step   every particle kicked by up to 0.05 per axis (untimed, alternating sign), then
 //          the lists brought up to date: TreeNSearch run() and CompactNSearch
-//          find_neighbors() on the same point set, quoct a new octree and neighbor_lists.
+//          find_neighbors() on the same point set, quoct neighbor_lists on the moved array
+//          (quoct_octree: a new octree, then neighbor_lists).
 // The previous iteration's lists are freed untimed. Wall time (UseRealTime); items/s are
 // particles per second.
 //
@@ -163,15 +167,22 @@ std::vector<pt> kicks_for(std::size_t n, std::uint64_t seed) {
 workload make_workload(const std::string& name) {
     workload w;
     w.name = name;
-    const std::size_t n = name == "small" ? std::max<std::size_t>(1000, big_size() / 10) : big_size();
-    if (name == "integer") {
+    // "<base>_cells": the base workload's particles in quoct::neighbor_order instead of a
+    // Z curve, as an SPH code keeps them when it reorders with quoct (as it would with
+    // TreeNSearch's or CompactNSearch's own sort).
+    const std::string suffix = "_cells";
+    const bool cells = name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+    const std::string base = cells ? name.substr(0, name.size() - suffix.size()) : name;
+    const std::size_t n = base == "small" ? std::max<std::size_t>(1000, big_size() / 10) : big_size();
+    if (base == "integer") {
         w.points = lattice(125000, 0, 0);  // 50^3 integer points
     } else {
         w.points = lattice(n, 0.25f, 2024);
-        if (name == "splash") splash(w.points, 7);
+        if (base == "splash") splash(w.points, 7);
     }
     morton_sort(w.points);
-    if (name == "block_random") std::shuffle(w.points.begin(), w.points.end(), std::mt19937_64(99));
+    if (cells) w.points = quoct::reorder(w.points, quoct::neighbor_order(w.points, w.r));
+    if (base == "block_random") std::shuffle(w.points.begin(), w.points.end(), std::mt19937_64(99));
     w.kicks = kicks_for(w.points.size(), 31);
     return w;
 }
@@ -204,6 +215,7 @@ lists sorted_rows(std::size_t n, const std::function<void(std::size_t, std::vect
     return out;
 }
 
+// quoct as a simulation step calls it: neighbor_lists on the particles' array, no index.
 struct quoct_lib {
     static constexpr const char* name = "quoct";
     struct state {
@@ -213,10 +225,23 @@ struct quoct_lib {
         lists table;
     };
     static std::unique_ptr<state> first(const std::vector<pt>& pts, float r, unsigned threads) {
+        return std::unique_ptr<state>(new state{&pts, r, threads, quoct::neighbor_lists(pts, r, threads)});
+    }
+    static void before_step(state& s) { s.table = lists(); }  // frees the old lists untimed
+    static void step(state& s) { s.table = quoct::neighbor_lists(*s.pts, s.r, s.threads); }
+    static std::size_t entries(const state& s, std::size_t) { return s.table.values.size(); }
+    static lists rows(const state& s, std::size_t) { return s.table; }
+};
+
+// quoct through an index: an octree<float> built every step, then neighbor_lists on it.
+struct quoct_octree_lib {
+    static constexpr const char* name = "quoct_octree";
+    using state = quoct_lib::state;
+    static std::unique_ptr<state> first(const std::vector<pt>& pts, float r, unsigned threads) {
         const quoct::octree<float> tree(pts);
         return std::unique_ptr<state>(new state{&pts, r, threads, quoct::neighbor_lists(tree, r, threads)});
     }
-    static void before_step(state& s) { s.table = lists(); }  // frees the old lists untimed
+    static void before_step(state& s) { s.table = lists(); }
     static void step(state& s) {
         const quoct::octree<float> tree(*s.pts);
         s.table = quoct::neighbor_lists(tree, s.r, s.threads);
@@ -377,6 +402,13 @@ void check(const workload& w) {
                      std::min(samples, pts.size()));
         check_failures += bad;
     }
+    {
+        // The octree path gives the very same table.
+        const auto t = quoct_octree_lib::first(pts, w.r, 2);
+        const bool same = t->table.offsets == q->table.offsets && t->table.values == q->table.values;
+        std::fprintf(stderr, "check %-19s quoct_octree: %s\n", w.name.c_str(), same ? "the same table" : "A DIFFERENT TABLE");
+        check_failures += same ? 0 : 1;
+    }
 #ifdef QUOCT_HAVE_TREENSEARCH
     std::unique_ptr<treensearch_lib::state> tns;
     if (nsearch_peer::treensearch_supported()) {
@@ -490,7 +522,7 @@ void register_one(const std::string& op, const std::string& workload, unsigned t
 // Every benchmark, the libraries side by side for each operation, workload and thread count.
 void register_all() {
     std::vector<std::pair<std::string, unsigned>> runs;
-    for (const char* name : {"block", "splash", "small"})
+    for (const char* name : {"block", "splash", "small", "block_cells", "splash_cells", "small_cells"})
         for (unsigned threads : {1u, 2u}) runs.emplace_back(name, threads);
     runs.emplace_back("block_random", 1u);
 #ifdef QUOCT_HAVE_TREENSEARCH
@@ -500,6 +532,7 @@ void register_all() {
     for (const char* op : {"first", "step"})
         for (const auto& run : runs) {
             register_one<quoct_lib>(op, run.first, run.second);
+            if (run.first == "block" || run.first == "block_cells") register_one<quoct_octree_lib>(op, run.first, run.second);
 #ifdef QUOCT_HAVE_TREENSEARCH
             if (tns) register_one<treensearch_lib>(op, run.first, run.second);
 #endif
@@ -562,6 +595,8 @@ int rss_main(const std::string& lib) {
     std::fflush(stdout);
     if (lib == "quoct")
         first_search<quoct_lib>(w.points, w.r, threads, before);
+    else if (lib == "quoct_octree")
+        first_search<quoct_octree_lib>(w.points, w.r, threads, before);
 #ifdef QUOCT_HAVE_TREENSEARCH
     else if (lib == "treensearch" && nsearch_peer::treensearch_supported())
         first_search<treensearch_lib>(w.points, w.r, threads, before);
@@ -591,7 +626,7 @@ int main(int argc, char** argv) {
     if (take_flag(argc, argv, "--no-check")) run_checks = false;
     if (const char* lib = std::getenv("QUOCT_NSEARCH_RSS")) return rss_main(lib);
     if (check_only) {
-        for (const char* name : {"integer", "small", "block", "splash", "block_random"}) data(name);
+        for (const char* name : {"integer", "small", "block", "splash", "block_random", "block_cells"}) data(name);
         std::fprintf(stderr, "check: %zu unexplained differences\n", check_failures);
         return check_failures == 0 ? 0 : 1;
     }

@@ -11,7 +11,7 @@ set -eu
 bin=${1:-build/bench/bench_nsearch}
 workload=${2:-block}
 threads=${3:-1}
-for lib in quoct treensearch compactnsearch; do
+for lib in quoct quoct_octree treensearch compactnsearch; do
     QUOCT_NSEARCH_RSS=$lib QUOCT_NSEARCH_WORKLOAD=$workload QUOCT_NSEARCH_THREADS=$threads "$bin" ||
         echo "($lib skipped)"
     echo

@@ -27,11 +27,16 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "detail/cell_lists.hpp"
+#include "detail/pair_kernels.hpp"
 #include "detail/sim.hpp"
 #include "detail/validate.hpp"
 #include "geometry.hpp"
@@ -249,18 +254,6 @@ bool block_neighbors(const Metric& metric, const Target& target, const ordered_p
     return true;
 }
 
-/// Sorts a short run (a neighbour row, tens of ids): insertion sort, std::sort if long.
-template <class Id>
-void sort_small(Id* first, Id* last) {
-    if (last - first > 48) return std::sort(first, last);
-    for (Id* i = first + (first != last); i < last; ++i) {
-        const Id v = *i;
-        Id* j = i;
-        for (; j > first && *(j - 1) > v; --j) *j = *(j - 1);
-        *j = v;
-    }
-}
-
 template <class T>
 void check_pair_radius(T r) {
     check_radius(r, "pair search");
@@ -273,6 +266,23 @@ bool call_pair(F& f, Id i, Id j, T d2) {
     else return go_on(f, i, j);
 }
 
+/// Is Metric the plain Euclidean metric (the cell engine's distance)?
+template <class Metric, class T, std::size_t D>
+constexpr bool is_euclidean = std::is_same<Metric, euclidean_metric<T, D>>::value;
+
+/// Row filters of rows_within: every point but the row's own (one index), or every point
+/// (two indexes). cell_engine: the cell engine knows the filter.
+template <class IdA, class IdB>
+struct keep_others {
+    static constexpr bool cell_engine = true, self = true;
+    bool operator()(IdA i, IdB j) const noexcept { return i != j; }
+};
+template <class IdA, class IdB>
+struct keep_all {
+    static constexpr bool cell_engine = true, self = false;
+    bool operator()(IdA, IdB) const noexcept { return true; }
+};
+
 /// Neighbour rows for every point of `source` among the points of `target`, by source
 /// id, sorted; keep(i, j) filters (self, half or all).
 template <class Source, class Target, class Keep>
@@ -282,8 +292,26 @@ csr<typename Target::id_type> rows_within(const Source& source, const Target& ta
     constexpr std::size_t D = Source::dimension;
     using TId = typename Target::id_type;
     check_pair_radius(r);
-    const auto o = order_points(source, r);
     const auto metric = metric_of(target);
+    // Euclidean float or double with a plain radius: the cell engine (detail/cell_lists.hpp).
+    if constexpr (is_euclidean<std::decay_t<decltype(metric)>, T, D> && std::decay_t<Keep>::cell_engine &&
+                  kernels::has_vector_kernels<T>) {
+        if (radius_bound<T, D>(r).plain) {
+            csr<TId> table;
+            const auto source_points = cells::points_of(source);
+            bool done = false;
+            if constexpr (std::decay_t<Keep>::self) {
+                done = cells::neighbour_rows(source_points, source_points, r, id_bound(source), threads, true,
+                                             table.offsets, table.values);
+            } else {
+                const auto target_points = cells::points_of(target);
+                done = cells::neighbour_rows(source_points, target_points, r, id_bound(source), threads, false,
+                                             table.offsets, table.values);
+            }
+            if (done) return table;
+        }
+    }
+    const auto o = order_points(source, r);
     const std::size_t blocks = o.block_starts.size() - 1;
     constexpr std::size_t blocks_per_chunk = 64;
     const std::size_t chunks = (blocks + blocks_per_chunk - 1) / blocks_per_chunk;
@@ -375,7 +403,7 @@ bool for_each_pair_within(const IndexA& a, const IndexB& b, typename IndexA::sca
 template <class Index>
 csr<typename Index::id_type> neighbor_lists(const Index& index, typename Index::scalar_type r, unsigned threads = 1) {
     using Id = typename Index::id_type;
-    return detail::sim::rows_within(index, index, r, threads, [](Id i, Id j) { return i != j; });
+    return detail::sim::rows_within(index, index, r, threads, detail::sim::keep_others<Id, Id>{});
 }
 
 /// Neighbour lists across two indexes: row i (an id of `a`) holds, in increasing order,
@@ -389,7 +417,178 @@ csr<typename IndexB::id_type> neighbor_lists(const IndexA& a, const IndexB& b, t
                   "quoct: both indexes need the same scalar type and dimension");
     using IdA = typename IndexA::id_type;
     using IdB = typename IndexB::id_type;
-    return detail::sim::rows_within(a, b, r, threads, [](IdA, IdB) { return true; });
+    return detail::sim::rows_within(a, b, r, threads, detail::sim::keep_all<IdA, IdB>{});
+}
+
+/// Neighbour lists of the points of an array, with no index to build: row i holds, in
+/// increasing order, the positions j != i of the points within distance r of points[i]
+/// (the core's closed ball). The same table as neighbor_lists(orthtree<T, D>(points), r,
+/// threads), without the tree: the call for a simulation step in which every particle
+/// moves. Throws std::invalid_argument for a NaN or negative r or a NaN or infinite
+/// coordinate, std::length_error for 2^32 points or more.
+template <class T, std::size_t D>
+csr<std::uint32_t> neighbor_lists(const std::vector<point<T, D>>& points, typename point<T, D>::scalar_type r,
+                                  unsigned threads = 1) {
+    detail::sim::check_pair_radius(r);
+    if (points.size() > std::numeric_limits<std::uint32_t>::max())
+        throw std::length_error("quoct::neighbor_lists: 2^32 points or more (ids are 32-bit)");
+    if constexpr (detail::kernels::has_vector_kernels<T>) {
+        if (detail::radius_bound<T, D>(r).plain) {
+            const auto l = detail::cells::points_at<T, D, std::uint32_t>(points.data(), points.size());
+            csr<std::uint32_t> table;
+            if (detail::cells::neighbour_rows(l, l, r, points.size(), threads, true, table.offsets, table.values))
+                return table;
+        }
+    }
+    // Through an index otherwise (whose constructor refuses non-finite coordinates).
+    return neighbor_lists(orthtree<T, D>(points), r, threads);
+}
+
+/// Neighbour lists across two arrays of points (e.g. fluid and boundary particles): row i
+/// (a position in `points`) holds, in increasing order, the positions in `others` of the
+/// points within distance r of points[i]. Otherwise as neighbor_lists(points, r, threads).
+template <class T, std::size_t D>
+csr<std::uint32_t> neighbor_lists(const std::vector<point<T, D>>& points, const std::vector<point<T, D>>& others,
+                                  typename point<T, D>::scalar_type r, unsigned threads = 1) {
+    detail::sim::check_pair_radius(r);
+    if (points.size() > std::numeric_limits<std::uint32_t>::max() ||
+        others.size() > std::numeric_limits<std::uint32_t>::max())
+        throw std::length_error("quoct::neighbor_lists: 2^32 points or more (ids are 32-bit)");
+    if constexpr (detail::kernels::has_vector_kernels<T>) {
+        if (detail::radius_bound<T, D>(r).plain) {
+            const auto a = detail::cells::points_at<T, D, std::uint32_t>(points.data(), points.size());
+            const auto b = detail::cells::points_at<T, D, std::uint32_t>(others.data(), others.size());
+            csr<std::uint32_t> table;
+            if (detail::cells::neighbour_rows(a, b, r, points.size(), threads, false, table.offsets, table.values))
+                return table;
+        }
+    }
+    return neighbor_lists(orthtree<T, D>(points), orthtree<T, D>(others), r, threads);
+}
+
+/// How per-point radii (SPH's variable smoothing lengths) pair points in neighbor_lists.
+enum class radius_rule {
+    /// j is in row i when it lies in i's own ball: contains(ball{p_i, h_i}, p_j), i.e.
+    /// distance_sq(p_i, p_j) <= h_i * h_i (a gather list; rows need not be symmetric).
+    own,
+    /// j is in row i when either ball holds the other's centre: within the larger of the
+    /// two radii, contains(ball{p_i, h_i}, p_j) || contains(ball{p_j, h_j}, p_i)
+    /// (symmetric: j is in row i exactly when i is in row j).
+    larger,
+};
+
+namespace detail {
+namespace sim {
+
+/// neighbor_lists with per-point radii through an orthtree, one ball query per point, for
+/// the cases the cell engine does not take (radii whose squares are not plain, long double).
+template <class T, std::size_t D>
+csr<std::uint32_t> radius_rows_by_queries(const std::vector<point<T, D>>& points, const std::vector<T>& radii,
+                                          radius_rule rule, T largest, unsigned threads) {
+    const orthtree<T, D> tree(points);
+    const std::size_t n = points.size();
+    const auto row = [&](std::size_t i, std::vector<std::uint32_t>& out) {
+        const ball<T, D> mine{points[i], radii[i]};
+        const std::size_t start = out.size();  // out holds the chunk's earlier rows too
+        // Every j that either rule takes lies within the largest radius of p_i (the ball
+        // predicate is monotone in the radius, and symmetric in its two points).
+        tree.visit(ball<T, D>{points[i], rule == radius_rule::own ? radii[i] : largest},
+                   [&](std::uint32_t j, const point<T, D>& q) {
+                       if (j == i) return;
+                       if (contains(mine, q) || (rule == radius_rule::larger && contains(ball<T, D>{q, radii[j]}, points[i])))
+                           out.push_back(j);
+                   });
+        sort_small(out.data() + start, out.data() + out.size());
+    };
+    return gather_rows<std::uint32_t>(n, {}, threads, row);
+}
+
+}  // namespace sim
+}  // namespace detail
+
+/// Neighbour lists with a radius per point (variable smoothing lengths): row i holds, in
+/// increasing order, the positions j != i paired with i by `rule` (radius_rule::own: within
+/// i's radius; radius_rule::larger: within the larger of the two radii). Exact: each
+/// test is the core's ball predicate. Cells are as wide as the largest radius, so a few
+/// radii far above the rest slow it down. Throws std::invalid_argument when radii and
+/// points differ in size, for a NaN or negative radius (naming its position) or a NaN or
+/// infinite coordinate; std::length_error for 2^32 points or more.
+template <class T, std::size_t D>
+csr<std::uint32_t> neighbor_lists(const std::vector<point<T, D>>& points, const std::vector<T>& radii,
+                                  radius_rule rule, unsigned threads = 1) {
+    if (radii.size() != points.size())
+        throw std::invalid_argument("quoct::neighbor_lists: " + std::to_string(radii.size()) + " radii for " +
+                                    std::to_string(points.size()) + " points");
+    if (points.size() > std::numeric_limits<std::uint32_t>::max())
+        throw std::length_error("quoct::neighbor_lists: 2^32 points or more (ids are 32-bit)");
+    T largest = 0;
+    bool plain = true;
+    for (std::size_t i = 0; i < radii.size(); ++i) {
+        if (!(radii[i] >= 0))  // NaN too
+            throw std::invalid_argument("quoct::neighbor_lists: radius " + std::to_string(i) + " is " +
+                                        (std::isnan(radii[i]) ? std::string("NaN") : std::string("negative")));
+        largest = std::max(largest, radii[i]);
+    }
+    if constexpr (detail::kernels::has_vector_kernels<T>) {
+        for (std::size_t i = 0; i < radii.size() && plain; ++i) plain = detail::radius_bound<T, D>(radii[i]).plain;
+        if (plain) {
+            const auto l = detail::cells::points_at<T, D, std::uint32_t>(points.data(), points.size());
+            detail::cells::point_radii<T> pr;
+            pr.source = pr.target = radii.data();
+            pr.symmetric = rule == radius_rule::larger;
+            pr.largest = largest;
+            csr<std::uint32_t> table;
+            if (detail::cells::neighbour_rows(l, l, largest, points.size(), threads, true, table.offsets, table.values,
+                                              pr))
+                return table;
+        }
+    }
+    return detail::sim::radius_rows_by_queries(points, radii, rule, largest, threads);
+}
+
+/// The order in which neighbor_lists visits points for radius r: order[k] is the position
+/// in `points` of the point that comes k-th (cells about r wide, row by row; the points of
+/// one cell in their input order). Reordering the particles' arrays by it (quoct::reorder)
+/// before building the index, as SPH codes do with the z-sort of TreeNSearch or
+/// CompactNSearch, keeps neighbours close in memory and makes the neighbour rows come out
+/// of the search already sorted, its fastest case; after the particles move a little the
+/// order stays nearly right, and it can be redone every few steps. Any order gives the
+/// same lists (by id). Points with a non-finite coordinate make it a Morton order instead.
+/// Throws std::invalid_argument for a NaN or negative r.
+template <class T, std::size_t D>
+std::vector<std::size_t> neighbor_order(const std::vector<point<T, D>>& points, T r) {
+    detail::sim::check_pair_radius(r);
+    const std::size_t n = points.size();
+    const auto l = detail::cells::points_at<T, D, std::size_t>(points.data(), n);
+    detail::cells::grid<D> g;
+    if (n == 0 || !detail::cells::all_finite(l) ||
+        !detail::cells::make_grid(detail::sim::bounds_of(points.data(), n), n, r, g))
+        return detail::sim::morton_order(points.data(), n);
+    unsigned index_bits = 0;
+    const auto items = detail::cells::cell_sorted(l, g, index_bits);
+    const std::uint64_t mask = (std::uint64_t{1} << index_bits) - 1;
+    std::vector<std::size_t> order(n);
+    for (std::size_t k = 0; k < n; ++k) order[k] = static_cast<std::size_t>(items[k] & mask);
+    return order;
+}
+
+/// values reordered by `order` (a permutation such as neighbor_order's): out[k] =
+/// values[order[k]]. Throws std::invalid_argument when the sizes differ or an entry of
+/// order is out of range (values is then left as it was: the result is a new vector).
+template <class V>
+std::vector<V> reorder(const std::vector<V>& values, const std::vector<std::size_t>& order) {
+    if (order.size() != values.size())
+        throw std::invalid_argument("quoct::reorder: the order has " + std::to_string(order.size()) +
+                                    " entries for " + std::to_string(values.size()) + " values");
+    std::vector<V> out;
+    out.reserve(values.size());
+    for (const std::size_t i : order) {
+        if (i >= values.size())
+            throw std::invalid_argument("quoct::reorder: entry " + std::to_string(i) + " is out of range (" +
+                                        std::to_string(values.size()) + " values)");
+        out.push_back(values[i]);
+    }
+    return out;
 }
 
 /// Every unordered pair (i, j), i < j, of points of `index` within distance r, sorted by

@@ -114,6 +114,18 @@ std::vector<std::size_t> morton_order(const point<T, D>* p, std::size_t n) {
     return order;
 }
 
+/// Sorts a short run (a neighbour row, tens of ids): insertion sort, std::sort if long.
+template <class Id>
+void sort_small(Id* first, Id* last) {
+    if (last - first > 48) return std::sort(first, last);
+    for (Id* i = first + (first != last); i < last; ++i) {
+        const Id v = *i;
+        Id* j = i;
+        for (; j > first && *(j - 1) > v; --j) *j = *(j - 1);
+        *j = v;
+    }
+}
+
 /// The number of threads to use for `threads` (0 means one per hardware thread).
 inline unsigned thread_count(unsigned threads) noexcept {
     if (threads != 0) return threads;

@@ -1,0 +1,619 @@
+// quoct internals: the distance kernels of the pair search (quoct/pairs.hpp), with
+// runtime dispatch so that one binary runs on any x86-64 and uses AVX2 or AVX-512 where
+// the CPU has them. Dependency-free: compiler intrinsics in functions that carry their
+// own target attribute (GCC and Clang), chosen once per process by __builtin_cpu_supports;
+// other compilers and other CPUs take the portable loops.
+//
+// Exactness. Every kernel computes distance_sq as the core does (quoct/geometry.hpp):
+// per axis the difference in T, squared, summed over the axes in increasing order, each
+// step rounded in T (no fused multiply-add: the targets do not enable FMA, so nothing
+// can be contracted), then compared with <= (false for NaN, as the core's test). So every
+// level returns exactly what the portable loop returns; the tests run them all.
+//
+// Candidates are ranges [first, last) of coordinate arrays (one per axis) that can be read
+// lanes_max entries past last (the vector levels load whole vectors and mask the tail), and
+// `out` has room for a vector past the last hit (they store whole vectors).
+#ifndef QUOCT_DETAIL_PAIR_KERNELS_HPP
+#define QUOCT_DETAIL_PAIR_KERNELS_HPP
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <type_traits>
+
+#if !defined(QUOCT_NO_SIMD) && (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+#define QUOCT_X86_DISPATCH 1
+#include <immintrin.h>
+#endif
+
+namespace quoct {
+namespace detail {
+namespace kernels {
+
+/// Coordinate arrays must be readable this many entries past a range's end.
+constexpr std::size_t lanes_max = 16;
+
+/// Instruction-set levels, best last.
+enum class level : int { portable = 0, avx2 = 1, avx512 = 2 };
+
+inline const char* level_name(level l) noexcept {
+    switch (l) {
+        case level::avx2: return "avx2";
+        case level::avx512: return "avx512";
+        default: return "portable";
+    }
+}
+
+/// The best level this CPU runs (portable where dispatch is not compiled in). The
+/// environment variable QUOCT_SIMD=portable|avx2|avx512 lowers it (never raises it).
+inline level cpu_level() noexcept {
+    static const level best = [] {
+        level l = level::portable;
+#ifdef QUOCT_X86_DISPATCH
+        __builtin_cpu_init();
+        const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt") &&
+                          __builtin_cpu_supports("bmi2");
+        if (avx2) l = level::avx2;
+        if (avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+            __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq"))
+            l = level::avx512;
+#endif
+        if (const char* want = std::getenv("QUOCT_SIMD")) {
+            level w = l;
+            if (std::strcmp(want, "portable") == 0) w = level::portable;
+            else if (std::strcmp(want, "avx2") == 0) w = level::avx2;
+            else if (std::strcmp(want, "avx512") == 0) w = level::avx512;
+            if (static_cast<int>(w) < static_cast<int>(l)) l = w;
+        }
+        return l;
+    }();
+    return best;
+}
+
+/// The level the kernels use: cpu_level(), or a lower one set by use_level (for tests and
+/// benchmarks that compare levels).
+inline std::atomic<int>& chosen_level() noexcept {
+    static std::atomic<int> chosen{-1};
+    return chosen;
+}
+inline level active_level() noexcept {
+    const int c = chosen_level().load(std::memory_order_relaxed);
+    return c < 0 ? cpu_level() : static_cast<level>(c);
+}
+/// Makes the kernels use `l` if the CPU runs it (else the best it runs); returns the
+/// level now in use.
+inline level use_level(level l) noexcept {
+    if (static_cast<int>(l) > static_cast<int>(cpu_level())) l = cpu_level();
+    chosen_level().store(static_cast<int>(l), std::memory_order_relaxed);
+    return l;
+}
+
+// --- Portable ----------------------------------------------------------------------------
+
+/// distance_sq from p to candidate i, as the core computes it.
+template <class T, std::size_t D>
+inline T candidate_distance_sq(const T* p, const T* const* c, std::size_t i) noexcept {
+    T d = p[0] - c[0][i];
+    T s = d * d;
+    for (std::size_t a = 1; a < D; ++a) {
+        d = p[a] - c[a][i];
+        s += d * d;
+    }
+    return s;
+}
+
+/// Whether candidate i is within: distance_sq <= r2, or <= cr2[i] when there is cr2 (the
+/// candidates' own squared radii).
+template <class T, std::size_t D>
+inline bool candidate_within(const T* p, const T* const* c, const T* cr2, std::size_t i, T r2) noexcept {
+    const T s = candidate_distance_sq<T, D>(p, c, i);
+    return s <= r2 || (cr2 != nullptr && s <= cr2[i]);
+}
+
+template <class T, std::size_t D>
+std::size_t count_portable(const T* p, const T* const* c, const T* cr2, std::size_t first, std::size_t last,
+                           T r2) noexcept {
+    std::size_t n = 0;
+    for (std::size_t i = first; i < last; ++i) n += candidate_within<T, D>(p, c, cr2, i, r2) ? 1u : 0u;
+    return n;
+}
+
+template <class T, std::size_t D>
+std::size_t hits_portable(const T* p, const T* const* c, const T* cr2, std::size_t first, std::size_t last, T r2,
+                          std::uint32_t* out) noexcept {
+    std::size_t n = 0;
+    for (std::size_t i = first; i < last; ++i) {
+        out[n] = static_cast<std::uint32_t>(i);
+        n += candidate_within<T, D>(p, c, cr2, i, r2) ? 1u : 0u;
+    }
+    return n;
+}
+
+/// The ids of the candidates in [first, last) within r2 of p (ids[i] is candidate i's),
+/// leaving out `skip` when has_skip, in order, written to out; returns how many.
+template <class T, std::size_t D>
+std::size_t hit_ids_portable(const T* p, const T* const* c, const T* cr2, const std::uint32_t* ids,
+                             std::size_t first, std::size_t last, T r2, bool has_skip, std::uint32_t skip,
+                             std::uint32_t* out) noexcept {
+    std::size_t n = 0;
+    for (std::size_t i = first; i < last; ++i) {
+        out[n] = ids[i];
+        n += candidate_within<T, D>(p, c, cr2, i, r2) && !(has_skip && ids[i] == skip) ? 1u : 0u;
+    }
+    return n;
+}
+
+/// distance_sq(candidate i, box [lo, hi]), as the core computes distance_sq(point, box)
+/// (detail::axis_gap's min and max, NaN included).
+template <class T, std::size_t D>
+inline T candidate_box_distance_sq(const T* lo, const T* hi, const T* const* c, std::size_t i) noexcept {
+    T s = 0;
+    for (std::size_t a = 0; a < D; ++a) {
+        const T x = c[a][i];
+        const T below_hi = x < hi[a] ? x : hi[a];
+        const T nearest = lo[a] > below_hi ? lo[a] : below_hi;
+        const T g = x - nearest;
+        s = a == 0 ? g * g : s + g * g;
+    }
+    return s;
+}
+
+template <class T, std::size_t D>
+std::size_t near_box_portable(const T* lo, const T* hi, const T* const* c, std::size_t first, std::size_t last,
+                              T bound, std::uint32_t* out) noexcept {
+    std::size_t n = 0;
+    for (std::size_t i = first; i < last; ++i) {
+        out[n] = static_cast<std::uint32_t>(i);
+        n += candidate_box_distance_sq<T, D>(lo, hi, c, i) <= bound ? 1u : 0u;
+    }
+    return n;
+}
+
+#ifdef QUOCT_X86_DISPATCH
+// GCC 12 warns about its own _mm512_undefined_* inside the AVX-512 intrinsics.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+
+#define QUOCT_TARGET_AVX2 __attribute__((target("avx2,popcnt,bmi,bmi2")))
+#define QUOCT_TARGET_AVX512 \
+    __attribute__((target("avx2,popcnt,bmi,bmi2,avx512f,avx512vl,avx512bw,avx512dq")))
+
+/// For each 8-bit mask, the positions of its set bits in increasing order, a nibble each.
+struct compress_table {
+    std::uint32_t packed[256];
+    constexpr compress_table() : packed{} {
+        for (unsigned mask = 0; mask < 256; ++mask) {
+            std::uint32_t v = 0;
+            unsigned k = 0;
+            for (unsigned bit = 0; bit < 8; ++bit)
+                if (mask & (1u << bit)) v |= bit << (4 * k++);
+            packed[mask] = v;
+        }
+    }
+};
+inline constexpr compress_table compress_lut{};
+
+/// The lanes below `left` (all of them when left >= 16).
+inline unsigned lanes_below(std::size_t left) noexcept {
+    return left >= 16 ? 0xffffu : (1u << left) - 1u;
+}
+
+// --- AVX2: 8 floats or 4 doubles a step --------------------------------------------------
+
+template <std::size_t D>
+QUOCT_TARGET_AVX2 inline unsigned avx2_within(const float* p, const float* const* c, const float* cr2,
+                                              std::size_t i, float r2) noexcept {
+    __m256 d = _mm256_sub_ps(_mm256_set1_ps(p[0]), _mm256_loadu_ps(c[0] + i));
+    __m256 s = _mm256_mul_ps(d, d);
+    for (std::size_t a = 1; a < D; ++a) {
+        d = _mm256_sub_ps(_mm256_set1_ps(p[a]), _mm256_loadu_ps(c[a] + i));
+        s = _mm256_add_ps(s, _mm256_mul_ps(d, d));
+    }
+    __m256 in = _mm256_cmp_ps(s, _mm256_set1_ps(r2), _CMP_LE_OQ);
+    if (cr2 != nullptr) in = _mm256_or_ps(in, _mm256_cmp_ps(s, _mm256_loadu_ps(cr2 + i), _CMP_LE_OQ));
+    return static_cast<unsigned>(_mm256_movemask_ps(in));
+}
+template <std::size_t D>
+QUOCT_TARGET_AVX2 inline unsigned avx2_within(const double* p, const double* const* c, const double* cr2,
+                                              std::size_t i, double r2) noexcept {
+    __m256d d = _mm256_sub_pd(_mm256_set1_pd(p[0]), _mm256_loadu_pd(c[0] + i));
+    __m256d s = _mm256_mul_pd(d, d);
+    for (std::size_t a = 1; a < D; ++a) {
+        d = _mm256_sub_pd(_mm256_set1_pd(p[a]), _mm256_loadu_pd(c[a] + i));
+        s = _mm256_add_pd(s, _mm256_mul_pd(d, d));
+    }
+    __m256d in = _mm256_cmp_pd(s, _mm256_set1_pd(r2), _CMP_LE_OQ);
+    if (cr2 != nullptr) in = _mm256_or_pd(in, _mm256_cmp_pd(s, _mm256_loadu_pd(cr2 + i), _CMP_LE_OQ));
+    return static_cast<unsigned>(_mm256_movemask_pd(in));
+}
+
+// _mm256_min_ps(x, h) is x < h ? x : h and _mm256_max_ps(l, v) is l > v ? l : v: the
+// portable clamp, NaN included.
+template <std::size_t D>
+QUOCT_TARGET_AVX2 inline unsigned avx2_near_box(const float* lo, const float* hi, const float* const* c,
+                                                std::size_t i, float bound) noexcept {
+    __m256 s = _mm256_setzero_ps();
+    for (std::size_t a = 0; a < D; ++a) {
+        const __m256 x = _mm256_loadu_ps(c[a] + i);
+        const __m256 nearest = _mm256_max_ps(_mm256_set1_ps(lo[a]), _mm256_min_ps(x, _mm256_set1_ps(hi[a])));
+        const __m256 g = _mm256_sub_ps(x, nearest);
+        s = a == 0 ? _mm256_mul_ps(g, g) : _mm256_add_ps(s, _mm256_mul_ps(g, g));
+    }
+    return static_cast<unsigned>(_mm256_movemask_ps(_mm256_cmp_ps(s, _mm256_set1_ps(bound), _CMP_LE_OQ)));
+}
+template <std::size_t D>
+QUOCT_TARGET_AVX2 inline unsigned avx2_near_box(const double* lo, const double* hi, const double* const* c,
+                                                std::size_t i, double bound) noexcept {
+    __m256d s = _mm256_setzero_pd();
+    for (std::size_t a = 0; a < D; ++a) {
+        const __m256d x = _mm256_loadu_pd(c[a] + i);
+        const __m256d nearest = _mm256_max_pd(_mm256_set1_pd(lo[a]), _mm256_min_pd(x, _mm256_set1_pd(hi[a])));
+        const __m256d g = _mm256_sub_pd(x, nearest);
+        s = a == 0 ? _mm256_mul_pd(g, g) : _mm256_add_pd(s, _mm256_mul_pd(g, g));
+    }
+    return static_cast<unsigned>(_mm256_movemask_pd(_mm256_cmp_pd(s, _mm256_set1_pd(bound), _CMP_LE_OQ)));
+}
+
+/// Stores i + the positions of mask's set lanes (an 8-bit mask), in order, at out.
+QUOCT_TARGET_AVX2 inline void avx2_store_positions(std::uint32_t* out, unsigned mask, std::size_t i) noexcept {
+    const __m256i shifts = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
+    const __m256i packed = _mm256_set1_epi32(static_cast<int>(compress_lut.packed[mask]));
+    const __m256i lanes_set = _mm256_and_si256(_mm256_srlv_epi32(packed, shifts), _mm256_set1_epi32(15));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out),
+                        _mm256_add_epi32(lanes_set, _mm256_set1_epi32(static_cast<int>(i))));
+}
+
+template <class T, std::size_t D>
+QUOCT_TARGET_AVX2 std::size_t count_avx2(const T* p, const T* const* c, const T* cr2, std::size_t first, std::size_t last,
+                                         T r2) noexcept {
+    constexpr std::size_t lanes = 32 / sizeof(T);
+    std::size_t n = 0;
+    for (std::size_t i = first; i < last; i += lanes)
+        n += static_cast<std::size_t>(_mm_popcnt_u32(avx2_within<D>(p, c, cr2, i, r2) & lanes_below(last - i)));
+    return n;
+}
+
+template <class T, std::size_t D>
+QUOCT_TARGET_AVX2 std::size_t hits_avx2(const T* p, const T* const* c, const T* cr2, std::size_t first, std::size_t last, T r2,
+                                        std::uint32_t* out) noexcept {
+    constexpr std::size_t lanes = 32 / sizeof(T);
+    std::size_t n = 0;
+    for (std::size_t i = first; i < last; i += lanes) {
+        const unsigned mask = avx2_within<D>(p, c, cr2, i, r2) & lanes_below(last - i);
+        if (mask == 0) continue;
+        avx2_store_positions(out + n, mask, i);
+        n += static_cast<std::size_t>(_mm_popcnt_u32(mask));
+    }
+    return n;
+}
+
+template <class T, std::size_t D>
+QUOCT_TARGET_AVX2 std::size_t hit_ids_avx2(const T* p, const T* const* c, const T* cr2, const std::uint32_t* ids, std::size_t first,
+                                           std::size_t last, T r2, bool has_skip, std::uint32_t skip,
+                                           std::uint32_t* out) noexcept {
+    constexpr std::size_t lanes = 32 / sizeof(T);
+    const __m256i shifts = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
+    const __m256i skip_v = _mm256_set1_epi32(static_cast<int>(skip));
+    std::size_t n = 0;
+    for (std::size_t i = first; i < last; i += lanes) {
+        unsigned mask = avx2_within<D>(p, c, cr2, i, r2) & lanes_below(last - i);
+        if (mask == 0) continue;
+        // The candidates' ids (8 of them; for doubles the upper 4 are never selected).
+        const __m256i id = lanes == 8 ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ids + i))
+                                      : _mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(ids + i)));
+        if (has_skip)
+            mask &= ~static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(id, skip_v))));
+        const __m256i packed = _mm256_set1_epi32(static_cast<int>(compress_lut.packed[mask & 0xffu]));
+        const __m256i order = _mm256_and_si256(_mm256_srlv_epi32(packed, shifts), _mm256_set1_epi32(15));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + n), _mm256_permutevar8x32_epi32(id, order));
+        n += static_cast<std::size_t>(_mm_popcnt_u32(mask));
+    }
+    return n;
+}
+
+template <class T, std::size_t D>
+QUOCT_TARGET_AVX2 std::size_t near_box_avx2(const T* lo, const T* hi, const T* const* c, std::size_t first,
+                                            std::size_t last, T bound, std::uint32_t* out) noexcept {
+    constexpr std::size_t lanes = 32 / sizeof(T);
+    std::size_t n = 0;
+    for (std::size_t i = first; i < last; i += lanes) {
+        const unsigned mask = avx2_near_box<D>(lo, hi, c, i, bound) & lanes_below(last - i);
+        avx2_store_positions(out + n, mask, i);
+        n += static_cast<std::size_t>(_mm_popcnt_u32(mask));
+    }
+    return n;
+}
+
+// --- AVX-512: 16 floats or 8 doubles a step ----------------------------------------------
+
+template <std::size_t D>
+QUOCT_TARGET_AVX512 inline unsigned avx512_within(const float* p, const float* const* c, const float* cr2,
+                                                  std::size_t i, float r2) noexcept {
+    __m512 d = _mm512_sub_ps(_mm512_set1_ps(p[0]), _mm512_loadu_ps(c[0] + i));
+    __m512 s = _mm512_mul_ps(d, d);
+    for (std::size_t a = 1; a < D; ++a) {
+        d = _mm512_sub_ps(_mm512_set1_ps(p[a]), _mm512_loadu_ps(c[a] + i));
+        s = _mm512_add_ps(s, _mm512_mul_ps(d, d));
+    }
+    unsigned in = _mm512_cmp_ps_mask(s, _mm512_set1_ps(r2), _CMP_LE_OQ);
+    if (cr2 != nullptr) in |= _mm512_cmp_ps_mask(s, _mm512_loadu_ps(cr2 + i), _CMP_LE_OQ);
+    return in;
+}
+template <std::size_t D>
+QUOCT_TARGET_AVX512 inline unsigned avx512_within(const double* p, const double* const* c, const double* cr2,
+                                                  std::size_t i, double r2) noexcept {
+    __m512d d = _mm512_sub_pd(_mm512_set1_pd(p[0]), _mm512_loadu_pd(c[0] + i));
+    __m512d s = _mm512_mul_pd(d, d);
+    for (std::size_t a = 1; a < D; ++a) {
+        d = _mm512_sub_pd(_mm512_set1_pd(p[a]), _mm512_loadu_pd(c[a] + i));
+        s = _mm512_add_pd(s, _mm512_mul_pd(d, d));
+    }
+    unsigned in = _mm512_cmp_pd_mask(s, _mm512_set1_pd(r2), _CMP_LE_OQ);
+    if (cr2 != nullptr) in |= _mm512_cmp_pd_mask(s, _mm512_loadu_pd(cr2 + i), _CMP_LE_OQ);
+    return in;
+}
+
+template <std::size_t D>
+QUOCT_TARGET_AVX512 inline unsigned avx512_near_box(const float* lo, const float* hi, const float* const* c,
+                                                    std::size_t i, float bound) noexcept {
+    __m512 s = _mm512_setzero_ps();
+    for (std::size_t a = 0; a < D; ++a) {
+        const __m512 x = _mm512_loadu_ps(c[a] + i);
+        const __m512 nearest = _mm512_max_ps(_mm512_set1_ps(lo[a]), _mm512_min_ps(x, _mm512_set1_ps(hi[a])));
+        const __m512 g = _mm512_sub_ps(x, nearest);
+        s = a == 0 ? _mm512_mul_ps(g, g) : _mm512_add_ps(s, _mm512_mul_ps(g, g));
+    }
+    return _mm512_cmp_ps_mask(s, _mm512_set1_ps(bound), _CMP_LE_OQ);
+}
+template <std::size_t D>
+QUOCT_TARGET_AVX512 inline unsigned avx512_near_box(const double* lo, const double* hi, const double* const* c,
+                                                    std::size_t i, double bound) noexcept {
+    __m512d s = _mm512_setzero_pd();
+    for (std::size_t a = 0; a < D; ++a) {
+        const __m512d x = _mm512_loadu_pd(c[a] + i);
+        const __m512d nearest = _mm512_max_pd(_mm512_set1_pd(lo[a]), _mm512_min_pd(x, _mm512_set1_pd(hi[a])));
+        const __m512d g = _mm512_sub_pd(x, nearest);
+        s = a == 0 ? _mm512_mul_pd(g, g) : _mm512_add_pd(s, _mm512_mul_pd(g, g));
+    }
+    return _mm512_cmp_pd_mask(s, _mm512_set1_pd(bound), _CMP_LE_OQ);
+}
+
+/// Stores i + the positions of mask's set lanes (lanes of them), in order, at out:
+/// compressed in a register, then stored whole (a compressing store is slow on some CPUs).
+template <std::size_t lanes>
+QUOCT_TARGET_AVX512 inline void avx512_store_positions(std::uint32_t* out, unsigned mask, std::size_t i) noexcept {
+    const __m512i positions = _mm512_add_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                               _mm512_set1_epi32(static_cast<int>(i)));
+    if constexpr (lanes == 16)
+        _mm512_storeu_si512(out, _mm512_maskz_compress_epi32(static_cast<__mmask16>(mask), positions));
+    else
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out),
+                            _mm256_maskz_compress_epi32(static_cast<__mmask8>(mask), _mm512_castsi512_si256(positions)));
+}
+
+template <class T, std::size_t D>
+QUOCT_TARGET_AVX512 std::size_t count_avx512(const T* p, const T* const* c, const T* cr2, std::size_t first, std::size_t last,
+                                             T r2) noexcept {
+    constexpr std::size_t lanes = 64 / sizeof(T);
+    std::size_t n = 0;
+    for (std::size_t i = first; i < last; i += lanes)
+        n += static_cast<std::size_t>(_mm_popcnt_u32(avx512_within<D>(p, c, cr2, i, r2) & lanes_below(last - i)));
+    return n;
+}
+
+template <class T, std::size_t D>
+QUOCT_TARGET_AVX512 std::size_t hits_avx512(const T* p, const T* const* c, const T* cr2, std::size_t first, std::size_t last,
+                                            T r2, std::uint32_t* out) noexcept {
+    constexpr std::size_t lanes = 64 / sizeof(T);
+    std::size_t n = 0;
+    for (std::size_t i = first; i < last; i += lanes) {
+        const unsigned mask = avx512_within<D>(p, c, cr2, i, r2) & lanes_below(last - i);
+        if (mask == 0) continue;
+        avx512_store_positions<lanes>(out + n, mask, i);
+        n += static_cast<std::size_t>(_mm_popcnt_u32(mask));
+    }
+    return n;
+}
+
+template <class T, std::size_t D>
+QUOCT_TARGET_AVX512 std::size_t hit_ids_avx512(const T* p, const T* const* c, const T* cr2, const std::uint32_t* ids,
+                                               std::size_t first, std::size_t last, T r2, bool has_skip,
+                                               std::uint32_t skip, std::uint32_t* out) noexcept {
+    constexpr std::size_t lanes = 64 / sizeof(T);
+    std::size_t n = 0;
+    for (std::size_t i = first; i < last; i += lanes) {
+        unsigned mask = avx512_within<D>(p, c, cr2, i, r2) & lanes_below(last - i);
+        if (mask == 0) continue;
+        if constexpr (lanes == 16) {
+            const __m512i id = _mm512_loadu_si512(ids + i);
+            if (has_skip) mask &= _mm512_cmpneq_epi32_mask(id, _mm512_set1_epi32(static_cast<int>(skip)));
+            _mm512_storeu_si512(out + n, _mm512_maskz_compress_epi32(static_cast<__mmask16>(mask), id));
+        } else {
+            const __m256i id = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ids + i));
+            if (has_skip) mask &= _mm256_cmpneq_epi32_mask(id, _mm256_set1_epi32(static_cast<int>(skip)));
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + n),
+                                _mm256_maskz_compress_epi32(static_cast<__mmask8>(mask), id));
+        }
+        n += static_cast<std::size_t>(_mm_popcnt_u32(mask));
+    }
+    return n;
+}
+
+template <class T, std::size_t D>
+QUOCT_TARGET_AVX512 std::size_t near_box_avx512(const T* lo, const T* hi, const T* const* c, std::size_t first,
+                                                std::size_t last, T bound, std::uint32_t* out) noexcept {
+    constexpr std::size_t lanes = 64 / sizeof(T);
+    std::size_t n = 0;
+    for (std::size_t i = first; i < last; i += lanes) {
+        const unsigned mask = avx512_near_box<D>(lo, hi, c, i, bound) & lanes_below(last - i);
+        avx512_store_positions<lanes>(out + n, mask, i);
+        n += static_cast<std::size_t>(_mm_popcnt_u32(mask));
+    }
+    return n;
+}
+// --- Sorting short rows: a bitonic network in 1, 2 or 4 registers of 16 ---------------
+
+/// One compare-exchange step of the bitonic network within registers: lane i meets lane
+/// i ^ j; it keeps the smaller when (i & j) == 0 and the run (of length k) ascends.
+template <int R>
+QUOCT_TARGET_AVX512 inline void avx512_bitonic_lanes(__m512i (&v)[R], int k, int j) noexcept {
+    const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m512i partner = _mm512_xor_si512(lane, _mm512_set1_epi32(j));
+    const __mmask16 low = _mm512_testn_epi32_mask(lane, _mm512_set1_epi32(j));  // (i & j) == 0
+    for (int r = 0; r < R; ++r) {
+        // Ascending where ((16 r + i) & k) == 0.
+        const __m512i index = _mm512_add_epi32(lane, _mm512_set1_epi32(16 * r));
+        const __mmask16 ascending = _mm512_testn_epi32_mask(index, _mm512_set1_epi32(k));
+        const __m512i other = _mm512_permutexvar_epi32(partner, v[r]);
+        const __m512i lo = _mm512_min_epu32(v[r], other), hi = _mm512_max_epu32(v[r], other);
+        const __mmask16 take_lo = static_cast<__mmask16>(~(low ^ ascending));
+        v[r] = _mm512_mask_blend_epi32(take_lo, hi, lo);
+    }
+}
+
+/// Sorts n <= 16 R unsigned 32-bit values in place.
+template <int R>
+QUOCT_TARGET_AVX512 void avx512_sort_u32(std::uint32_t* p, std::size_t n) noexcept {
+    __m512i v[R];
+    for (int r = 0; r < R; ++r) {
+        const std::size_t at = static_cast<std::size_t>(16 * r);
+        const std::size_t here = n > at ? n - at : 0;
+        const __mmask16 m = static_cast<__mmask16>(lanes_below(here));
+        v[r] = _mm512_mask_loadu_epi32(_mm512_set1_epi32(-1), m, p + (here ? at : 0));
+    }
+    for (int k = 2; k <= 16 * R; k *= 2)
+        for (int j = k / 2; j > 0; j /= 2) {
+            if (j < 16) {
+                avx512_bitonic_lanes<R>(v, k, j);
+                continue;
+            }
+            // Registers r and r ^ (j / 16) meet; ascending where (16 r & k) == 0.
+            const int jr = j / 16;
+            for (int r = 0; r < R; ++r) {
+                const int o = r ^ jr;
+                if (o < r) continue;
+                const bool ascending = ((16 * r) & k) == 0;
+                const __m512i lo = _mm512_min_epu32(v[r], v[o]), hi = _mm512_max_epu32(v[r], v[o]);
+                v[r] = ascending ? lo : hi;
+                v[o] = ascending ? hi : lo;
+            }
+        }
+    for (int r = 0; r < R; ++r) {
+        const std::size_t at = static_cast<std::size_t>(16 * r);
+        if (n <= at) break;
+        _mm512_mask_storeu_epi32(p + at, static_cast<__mmask16>(lanes_below(n - at)), v[r]);
+    }
+}
+
+#pragma GCC diagnostic pop
+#endif  // QUOCT_X86_DISPATCH
+
+/// True when T has vector kernels (float and double); other types take the portable loops.
+template <class T>
+constexpr bool has_vector_kernels = std::is_same<T, float>::value || std::is_same<T, double>::value;
+
+/// The number of candidates i in [first, last) with distance_sq(p, candidate i) <= r2, or
+/// <= cr2[i] when cr2 (the candidates' own squared radii) is not null. The arrays c[a]
+/// (and cr2) must be readable lanes_max entries past last.
+template <class T, std::size_t D>
+std::size_t count_within(level l, const T* p, const T* const* c, const T* cr2, std::size_t first, std::size_t last,
+                         T r2) noexcept {
+#ifdef QUOCT_X86_DISPATCH
+    if constexpr (has_vector_kernels<T>) {
+        if (l == level::avx512) return count_avx512<T, D>(p, c, cr2, first, last, r2);
+        if (l == level::avx2) return count_avx2<T, D>(p, c, cr2, first, last, r2);
+    }
+#endif
+    (void)l;
+    return count_portable<T, D>(p, c, cr2, first, last, r2);
+}
+
+/// Writes the positions i in [first, last) (increasing) of the candidates with
+/// distance_sq(p, candidate i) <= r2 to out, which must have room for last - first +
+/// lanes_max entries; returns how many. Arrays as for count_within.
+template <class T, std::size_t D>
+std::size_t hits_within(level l, const T* p, const T* const* c, const T* cr2, std::size_t first, std::size_t last,
+                        T r2, std::uint32_t* out) noexcept {
+#ifdef QUOCT_X86_DISPATCH
+    if constexpr (has_vector_kernels<T>) {
+        if (l == level::avx512) return hits_avx512<T, D>(p, c, cr2, first, last, r2, out);
+        if (l == level::avx2) return hits_avx2<T, D>(p, c, cr2, first, last, r2, out);
+    }
+#endif
+    (void)l;
+    return hits_portable<T, D>(p, c, cr2, first, last, r2, out);
+}
+
+/// Writes the ids (ids[i] for candidate i; ids readable as far as the coordinates) of the
+/// candidates in [first, last) with distance_sq(p, candidate) <= r2, leaving out the id
+/// `skip` when has_skip, in candidate order, to out (room as for hits_within); returns
+/// how many.
+template <class T, std::size_t D>
+std::size_t hit_ids(level l, const T* p, const T* const* c, const T* cr2, const std::uint32_t* ids,
+                    std::size_t first, std::size_t last, T r2, bool has_skip, std::uint32_t skip,
+                    std::uint32_t* out) noexcept {
+#ifdef QUOCT_X86_DISPATCH
+    if constexpr (has_vector_kernels<T>) {
+        if (l == level::avx512) return hit_ids_avx512<T, D>(p, c, cr2, ids, first, last, r2, has_skip, skip, out);
+        if (l == level::avx2) return hit_ids_avx2<T, D>(p, c, cr2, ids, first, last, r2, has_skip, skip, out);
+    }
+#endif
+    (void)l;
+    return hit_ids_portable<T, D>(p, c, cr2, ids, first, last, r2, has_skip, skip, out);
+}
+
+/// Sorts a short row of ids (a few tens) in place. Rows that are sorted or nearly (ids
+/// that follow the cells: points in neighbor_order) take insertion sort, which is then
+/// linear; others a bitonic network in vector registers for up to 64 32-bit ids with
+/// AVX-512, else insertion sort (std::sort past 48 values).
+template <class Id>
+void sort_row(level l, Id* first, Id* last) noexcept {
+    const std::size_t n = static_cast<std::size_t>(last - first);
+    std::size_t descents = 0;
+    for (std::size_t i = 1; i < n; ++i) descents += first[i] < first[i - 1] ? 1u : 0u;
+    if (descents == 0) return;
+#ifdef QUOCT_X86_DISPATCH
+    if constexpr (std::is_same<Id, std::uint32_t>::value) {
+        if (l == level::avx512 && descents > 2 && n > 8 && n <= 64) {
+            if (n <= 16) return avx512_sort_u32<1>(first, n);
+            if (n <= 32) return avx512_sort_u32<2>(first, n);
+            return avx512_sort_u32<4>(first, n);
+        }
+    }
+#endif
+    (void)l;
+    if (n > 48 && descents > 2) return std::sort(first, last);
+    for (Id* i = first + (first != last); i < last; ++i) {
+        const Id v = *i;
+        Id* j = i;
+        for (; j > first && *(j - 1) > v; --j) *j = *(j - 1);
+        *j = v;
+    }
+}
+
+/// Writes the positions i in [first, last) (increasing) of the candidates with
+/// distance_sq(candidate i, box [lo, hi]) <= bound to out (room as for hits_within);
+/// returns how many.
+template <class T, std::size_t D>
+std::size_t near_box(level l, const T* lo, const T* hi, const T* const* c, std::size_t first, std::size_t last,
+                     T bound, std::uint32_t* out) noexcept {
+#ifdef QUOCT_X86_DISPATCH
+    if constexpr (has_vector_kernels<T>) {
+        if (l == level::avx512) return near_box_avx512<T, D>(lo, hi, c, first, last, bound, out);
+        if (l == level::avx2) return near_box_avx2<T, D>(lo, hi, c, first, last, bound, out);
+    }
+#endif
+    (void)l;
+    return near_box_portable<T, D>(lo, hi, c, first, last, bound, out);
+}
+
+}  // namespace kernels
+}  // namespace detail
+}  // namespace quoct
+
+#endif  // QUOCT_DETAIL_PAIR_KERNELS_HPP
