@@ -6,17 +6,29 @@
 // with r in coordinate units (never squared). On a periodic_index (quoct/periodic.hpp) the
 // distance is its minimum-image distance instead.
 //
-// Method. The points are taken in the tree's Morton order and cut into blocks of nearby
-// points (one cell of a grid aligned with the tree's Morton cells, about 2r wide, wider where
-// that would hold only a few points; at most 128 points). One query per block, for the
-// points within r of the block's bounds, gathers the candidates; every point of the block
-// then tests every candidate with the exact predicate. That amortises the tree descent
-// over the block and keeps the candidates' coordinates in cache, axis by axis, for a
-// vectorised distance loop; the result is exactly what one ball query per point would
-// give. for_each_pair_within and pairs_within also drop the candidates in grid cells that
-// come before the block's (their pairs were found from the other side). Functions that
-// take `threads` split the blocks among that many std::threads (0: one per hardware
-// thread) and return the same result for any count.
+// Methods. neighbor_lists, on float or double points with the Euclidean distance (an
+// orthtree, a dynamic_orthtree, or arrays of points) on a CPU with AVX2 or AVX-512 (and
+// with per-point radii everywhere), uses cells of the search radius
+// (detail/cell_lists.hpp): the points are sorted into cells slightly wider than r, each
+// cell gathers the points of the cells around it that lie within r of its bounding box,
+// and every point tests those with vector kernels (detail/pair_kernels.hpp: AVX-512, AVX2
+// or portable loops, chosen at run time, all computing distance_sq exactly as the core
+// does). A first pass counts every row, a second writes each row, sorted, into its place
+// in the table, so no list is ever copied. neighbor_order gives that engine's order;
+// particles kept in it get rows that come out of the search already sorted.
+//
+// Everything else (pairs once each, callbacks, periodic indexes, long double, radii whose
+// squares leave T's plain range, non-finite coordinates read from a file, other CPUs and
+// compilers) uses blocks: the
+// points are taken in the tree's Morton order and cut into blocks of nearby points (one
+// cell of a grid aligned with the tree's Morton cells, about 2r wide, wider where that
+// would hold only a few points; at most 128 points). One query per block, for the points
+// within r of the block's bounds, gathers the candidates; every point of the block then
+// tests every candidate with the exact predicate. for_each_pair_within and pairs_within
+// also drop the candidates in grid cells that come before the block's (their pairs were
+// found from the other side). Both methods give exactly what one ball query per point
+// would give. Functions that take `threads` split the work among that many std::threads
+// (0: one per hardware thread) and return the same result for any count.
 //
 // Works on quoct::orthtree, quoct::dynamic_orthtree and quoct::periodic_index. Reading
 // only: the index must not be modified meanwhile.
@@ -293,10 +305,12 @@ csr<typename Target::id_type> rows_within(const Source& source, const Target& ta
     using TId = typename Target::id_type;
     check_pair_radius(r);
     const auto metric = metric_of(target);
-    // Euclidean float or double with a plain radius: the cell engine (detail/cell_lists.hpp).
+    // Euclidean float or double with a plain radius, on a CPU with vector kernels: the cell
+    // engine (detail/cell_lists.hpp). Without them the blocks below are faster (measured:
+    // the portable loops leave the cell engine at 1.3x the blocks' time).
     if constexpr (is_euclidean<std::decay_t<decltype(metric)>, T, D> && std::decay_t<Keep>::cell_engine &&
                   kernels::has_vector_kernels<T>) {
-        if (radius_bound<T, D>(r).plain) {
+        if (radius_bound<T, D>(r).plain && kernels::active_level() != kernels::level::portable) {
             csr<TId> table;
             const auto source_points = cells::points_of(source);
             bool done = false;
@@ -433,7 +447,8 @@ csr<std::uint32_t> neighbor_lists(const std::vector<point<T, D>>& points, typena
     if (points.size() > std::numeric_limits<std::uint32_t>::max())
         throw std::length_error("quoct::neighbor_lists: 2^32 points or more (ids are 32-bit)");
     if constexpr (detail::kernels::has_vector_kernels<T>) {
-        if (detail::radius_bound<T, D>(r).plain) {
+        if (detail::radius_bound<T, D>(r).plain &&
+            detail::kernels::active_level() != detail::kernels::level::portable) {
             const auto l = detail::cells::points_at<T, D, std::uint32_t>(points.data(), points.size());
             csr<std::uint32_t> table;
             if (detail::cells::neighbour_rows(l, l, r, points.size(), threads, true, table.offsets, table.values))
@@ -455,7 +470,8 @@ csr<std::uint32_t> neighbor_lists(const std::vector<point<T, D>>& points, const 
         others.size() > std::numeric_limits<std::uint32_t>::max())
         throw std::length_error("quoct::neighbor_lists: 2^32 points or more (ids are 32-bit)");
     if constexpr (detail::kernels::has_vector_kernels<T>) {
-        if (detail::radius_bound<T, D>(r).plain) {
+        if (detail::radius_bound<T, D>(r).plain &&
+            detail::kernels::active_level() != detail::kernels::level::portable) {
             const auto a = detail::cells::points_at<T, D, std::uint32_t>(points.data(), points.size());
             const auto b = detail::cells::points_at<T, D, std::uint32_t>(others.data(), others.size());
             csr<std::uint32_t> table;

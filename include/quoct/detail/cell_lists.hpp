@@ -376,9 +376,11 @@ bool neighbour_rows(const point_list<T, D, SId>& source, const point_list<T, D, 
         const T* cand_r2 = nullptr;
         std::size_t count = 0;
     };
-    auto gather = [&](std::size_t c, near_cell& nc, run_finder<T, D, TId>& finder) {
+    auto find_runs = [&](std::size_t c, near_cell& nc, run_finder<T, D, TId>& finder) {
         nc.runs.clear();
         finder.find(src.keys[c], nc.runs);
+    };
+    auto gather = [&](std::size_t c, near_cell& nc) {
         T lo[D], hi[D];
         const std::size_t first = src.starts[c], last = src.starts[c + 1];
         // The reach of the cell's points: r, the largest radius (symmetric radii), or the
@@ -431,7 +433,14 @@ bool neighbour_rows(const point_list<T, D, SId>& source, const point_list<T, D, 
         run_finder<T, D, TId> finder(g, target);
         const std::size_t c_end = std::min(cells, (chunk + 1) * cells_per_chunk);
         for (std::size_t c = chunk * cells_per_chunk; c < c_end; ++c) {
-            gather(c, nc, finder);
+            find_runs(c, nc, finder);
+            if (self && nc.runs.size() == 1 && nc.runs[0].second - nc.runs[0].first == 1) {
+                // A point alone with nothing in the cells around it (the sparse part of a
+                // splash): its row is empty.
+                offsets[static_cast<std::size_t>(src.ids[src.starts[c]]) + 1] = 0;
+                continue;
+            }
+            gather(c, nc);
             for (std::size_t k = src.starts[c]; k < src.starts[c + 1]; ++k) {
                 T p[D];
                 point_at(k, p);
@@ -457,7 +466,14 @@ bool neighbour_rows(const point_list<T, D, SId>& source, const point_list<T, D, 
         run_finder<T, D, TId> finder(g, target);
         const std::size_t c_end = std::min(cells, (chunk + 1) * cells_per_chunk);
         for (std::size_t c = chunk * cells_per_chunk; c < c_end; ++c) {
-            gather(c, nc, finder);
+            bool rows_here = false;
+            for (std::size_t k = src.starts[c]; k < src.starts[c + 1] && !rows_here; ++k) {
+                const std::size_t i = static_cast<std::size_t>(src.ids[k]);
+                rows_here = offsets[i + 1] != offsets[i];
+            }
+            if (!rows_here) continue;  // pass 1 found no neighbour for any point of the cell
+            find_runs(c, nc, finder);
+            gather(c, nc);
             if (hits.size() < nc.count + kernels::lanes_max) hits.resize(nc.count + kernels::lanes_max);
             row_ids.resize(nc.count + kernels::lanes_max);  // whole vectors are stored
             for (std::size_t k = src.starts[c]; k < src.starts[c + 1]; ++k) {

@@ -34,7 +34,8 @@ namespace quoct {
 namespace detail {
 namespace kernels {
 
-/// Coordinate arrays must be readable this many entries past a range's end.
+/// Coordinate arrays must be readable this many entries past a range's end (the widest
+/// vector, and the portable loops' step).
 constexpr std::size_t lanes_max = 16;
 
 /// Instruction-set levels, best last.
@@ -114,11 +115,32 @@ inline bool candidate_within(const T* p, const T* const* c, const T* cr2, std::s
     return s <= r2 || (cr2 != nullptr && s <= cr2[i]);
 }
 
+/// The portable loops go 16 candidates at a time: the 16 distances in a loop of fixed
+/// length that the compiler vectorises for the baseline, then the scalar tests.
+constexpr std::size_t portable_step = 16;
+
+/// Sets in[t] for the candidates first + t, t < portable_step (read past last: padded).
+template <class T, std::size_t D>
+inline void portable_within(const T* p, const T* const* c, const T* cr2, std::size_t first, T r2,
+                            bool (&in)[portable_step]) noexcept {
+    T s[portable_step];
+    for (std::size_t t = 0; t < portable_step; ++t) s[t] = candidate_distance_sq<T, D>(p, c, first + t);
+    if (cr2 == nullptr)
+        for (std::size_t t = 0; t < portable_step; ++t) in[t] = s[t] <= r2;
+    else
+        for (std::size_t t = 0; t < portable_step; ++t) in[t] = s[t] <= r2 || s[t] <= cr2[first + t];
+}
+
 template <class T, std::size_t D>
 std::size_t count_portable(const T* p, const T* const* c, const T* cr2, std::size_t first, std::size_t last,
                            T r2) noexcept {
     std::size_t n = 0;
-    for (std::size_t i = first; i < last; ++i) n += candidate_within<T, D>(p, c, cr2, i, r2) ? 1u : 0u;
+    bool in[portable_step];
+    for (std::size_t i = first; i < last; i += portable_step) {
+        portable_within<T, D>(p, c, cr2, i, r2, in);
+        const std::size_t len = std::min(portable_step, last - i);
+        for (std::size_t t = 0; t < len; ++t) n += in[t] ? 1u : 0u;
+    }
     return n;
 }
 
@@ -126,9 +148,14 @@ template <class T, std::size_t D>
 std::size_t hits_portable(const T* p, const T* const* c, const T* cr2, std::size_t first, std::size_t last, T r2,
                           std::uint32_t* out) noexcept {
     std::size_t n = 0;
-    for (std::size_t i = first; i < last; ++i) {
-        out[n] = static_cast<std::uint32_t>(i);
-        n += candidate_within<T, D>(p, c, cr2, i, r2) ? 1u : 0u;
+    bool in[portable_step];
+    for (std::size_t i = first; i < last; i += portable_step) {
+        portable_within<T, D>(p, c, cr2, i, r2, in);
+        const std::size_t len = std::min(portable_step, last - i);
+        for (std::size_t t = 0; t < len; ++t) {
+            out[n] = static_cast<std::uint32_t>(i + t);
+            n += in[t] ? 1u : 0u;
+        }
     }
     return n;
 }
@@ -140,9 +167,14 @@ std::size_t hit_ids_portable(const T* p, const T* const* c, const T* cr2, const 
                              std::size_t first, std::size_t last, T r2, bool has_skip, std::uint32_t skip,
                              std::uint32_t* out) noexcept {
     std::size_t n = 0;
-    for (std::size_t i = first; i < last; ++i) {
-        out[n] = ids[i];
-        n += candidate_within<T, D>(p, c, cr2, i, r2) && !(has_skip && ids[i] == skip) ? 1u : 0u;
+    bool in[portable_step];
+    for (std::size_t i = first; i < last; i += portable_step) {
+        portable_within<T, D>(p, c, cr2, i, r2, in);
+        const std::size_t len = std::min(portable_step, last - i);
+        for (std::size_t t = 0; t < len; ++t) {
+            out[n] = ids[i + t];
+            n += in[t] && !(has_skip && ids[i + t] == skip) ? 1u : 0u;
+        }
     }
     return n;
 }
@@ -175,9 +207,11 @@ std::size_t near_box_portable(const T* lo, const T* hi, const T* const* c, std::
 
 #ifdef QUOCT_X86_DISPATCH
 // GCC 12 warns about its own _mm512_undefined_* inside the AVX-512 intrinsics.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
 
 #define QUOCT_TARGET_AVX2 __attribute__((target("avx2,popcnt,bmi,bmi2")))
 #define QUOCT_TARGET_AVX512 \
@@ -456,6 +490,56 @@ QUOCT_TARGET_AVX512 std::size_t near_box_avx512(const T* lo, const T* hi, const 
     }
     return n;
 }
+// --- Sorting short rows: a bitonic network in 1 to 8 registers of 8 (AVX2) ---------------
+
+/// Sorts n <= 8 R unsigned 32-bit values in place (the same network as the AVX-512 one).
+template <int R>
+QUOCT_TARGET_AVX2 void avx2_sort_u32(std::uint32_t* p, std::size_t n) noexcept {
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i zero = _mm256_setzero_si256(), all = _mm256_set1_epi32(-1);
+    __m256i v[R];
+    for (int r = 0; r < R; ++r) {
+        const std::size_t at = static_cast<std::size_t>(8 * r);
+        const std::size_t here = n > at ? std::min<std::size_t>(n - at, 8) : 0;
+        // Lanes below `here` from p, the rest the largest value (they sort last).
+        const __m256i in = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(here)), lane);
+        const __m256i got = _mm256_maskload_epi32(reinterpret_cast<const int*>(p + (here ? at : 0)), in);
+        v[r] = _mm256_blendv_epi8(all, got, in);
+    }
+    for (int k = 2; k <= 8 * R; k *= 2)
+        for (int j = k / 2; j > 0; j /= 2) {
+            if (j < 8) {
+                const __m256i partner = _mm256_xor_si256(lane, _mm256_set1_epi32(j));
+                const __m256i low = _mm256_cmpeq_epi32(_mm256_and_si256(lane, _mm256_set1_epi32(j)), zero);
+                for (int r = 0; r < R; ++r) {
+                    const __m256i index = _mm256_add_epi32(lane, _mm256_set1_epi32(8 * r));
+                    const __m256i ascending = _mm256_cmpeq_epi32(_mm256_and_si256(index, _mm256_set1_epi32(k)), zero);
+                    const __m256i other = _mm256_permutevar8x32_epi32(v[r], partner);
+                    const __m256i lo = _mm256_min_epu32(v[r], other), hi = _mm256_max_epu32(v[r], other);
+                    // Keep the smaller where (i & j) == 0 and the run ascends, or neither.
+                    v[r] = _mm256_blendv_epi8(hi, lo, _mm256_cmpeq_epi32(low, ascending));
+                }
+                continue;
+            }
+            const int jr = j / 8;
+            for (int r = 0; r < R; ++r) {
+                const int o = r ^ jr;
+                if (o < r) continue;
+                const bool ascending = ((8 * r) & k) == 0;
+                const __m256i lo = _mm256_min_epu32(v[r], v[o]), hi = _mm256_max_epu32(v[r], v[o]);
+                v[r] = ascending ? lo : hi;
+                v[o] = ascending ? hi : lo;
+            }
+        }
+    for (int r = 0; r < R; ++r) {
+        const std::size_t at = static_cast<std::size_t>(8 * r);
+        if (n <= at) break;
+        const std::size_t here = std::min<std::size_t>(n - at, 8);
+        _mm256_maskstore_epi32(reinterpret_cast<int*>(p + at),
+                               _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(here)), lane), v[r]);
+    }
+}
+
 // --- Sorting short rows: a bitonic network in 1, 2 or 4 registers of 16 ---------------
 
 /// One compare-exchange step of the bitonic network within registers: lane i meets lane
@@ -510,7 +594,9 @@ QUOCT_TARGET_AVX512 void avx512_sort_u32(std::uint32_t* p, std::size_t n) noexce
     }
 }
 
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
 #endif  // QUOCT_X86_DISPATCH
 
 /// True when T has vector kernels (float and double); other types take the portable loops.
@@ -569,8 +655,8 @@ std::size_t hit_ids(level l, const T* p, const T* const* c, const T* cr2, const 
 
 /// Sorts a short row of ids (a few tens) in place. Rows that are sorted or nearly (ids
 /// that follow the cells: points in neighbor_order) take insertion sort, which is then
-/// linear; others a bitonic network in vector registers for up to 64 32-bit ids with
-/// AVX-512, else insertion sort (std::sort past 48 values).
+/// linear; others a bitonic network in vector registers for up to 64 32-bit ids (AVX-512
+/// or AVX2), else insertion sort (std::sort past 48 values).
 template <class Id>
 void sort_row(level l, Id* first, Id* last) noexcept {
     const std::size_t n = static_cast<std::size_t>(last - first);
@@ -583,6 +669,11 @@ void sort_row(level l, Id* first, Id* last) noexcept {
             if (n <= 16) return avx512_sort_u32<1>(first, n);
             if (n <= 32) return avx512_sort_u32<2>(first, n);
             return avx512_sort_u32<4>(first, n);
+        }
+        if (l == level::avx2 && descents > 2 && n > 8 && n <= 64) {
+            if (n <= 16) return avx2_sort_u32<2>(first, n);
+            if (n <= 32) return avx2_sort_u32<4>(first, n);
+            return avx2_sort_u32<8>(first, n);
         }
     }
 #endif
