@@ -563,7 +563,7 @@ void first_search(const std::vector<pt>& pts, float r, unsigned threads, long be
 }
 
 int rss_main(const std::string& lib) {
-    bool known = lib == "quoct";
+    bool known = lib == "quoct" || lib == "quoct_octree";
 #ifdef QUOCT_HAVE_TREENSEARCH
     known = known || (lib == "treensearch" && nsearch_peer::treensearch_supported());
 #endif

@@ -82,7 +82,19 @@ void kernels_agree(std::mt19937_64& rng) {
             lo[a] = odd_value<T>(rng);
             hi[a] = round % 3 == 0 ? lo[a] : odd_value<T>(rng);
         }
-        const T r2 = round % 5 == 0 ? T(0) : round % 7 == 0 ? std::numeric_limits<T>::infinity() : T(1.5);
+        T r2 = round % 5 == 0 ? T(0) : round % 7 == 0 ? std::numeric_limits<T>::infinity() : T(1.5);
+        if (round % 3 == 2) {
+            // A tie at an inexact distance: r2 is a candidate's own distance_sq from p (a
+            // fused multiply-add would round it differently and lose the tie).
+            for (std::size_t a = 0; a < D; ++a) p[a] = static_cast<T>(std::uniform_real_distribution<double>(-2, 2)(rng));
+            for (std::size_t k = 0; k < n; ++k) {
+                const T d = kn::candidate_distance_sq<T, D>(p, c, (k + static_cast<std::size_t>(round)) % n);
+                if (std::isfinite(d) && d > 0) {
+                    r2 = d;
+                    break;
+                }
+            }
+        }
         const T* cr2 = round % 2 == 0 ? nullptr : radii2.data();  // the candidates' own squared radii
         const bool has_skip = round % 4 == 1;
         const std::uint32_t skip = static_cast<std::uint32_t>(round % 11);
@@ -214,6 +226,55 @@ TEST_CASE("cell neighbour lists: ties at d = r on integer and dyadic lattices", 
     lists_match(lattice<double, 3>(rng, 8, 0.25, 0.0625, -1e9), 2.0);
 }
 
+TEST_CASE("cell neighbour lists: ties at inexact distances on random coordinates", "[sim][cells]") {
+    std::mt19937_64 rng(12);
+    std::uniform_real_distribution<double> u(-3, 3);
+    auto random_points = [&](auto zero, std::size_t n) {
+        using P = quoct::point<decltype(zero), 3>;
+        std::vector<P> pts(n);
+        for (auto& p : pts)
+            for (std::size_t a = 0; a < 3; ++a) p[a] = static_cast<decltype(zero)>(u(rng));
+        return pts;
+    };
+    const auto f = random_points(0.0f, 1500);
+    const auto d = random_points(0.0, 1500);
+    // r is the distance of real pairs, so some pair lies at exactly distance_sq == r * r
+    // with every square and sum inexact (pairs whose rounded sqrt squares back exactly).
+    int ties_f = 0, ties_d = 0;
+    for (std::size_t k = 0; k + 7 < f.size() && (ties_f < 2 || ties_d < 2); ++k) {
+        const float d2f = quoct::distance_sq(f[k], f[k + 7]);
+        const float rf = std::sqrt(d2f);
+        if (ties_f < 2 && d2f < 1 && rf * rf == d2f) {
+            lists_match(f, rf);
+            ++ties_f;
+        }
+        const double d2d = quoct::distance_sq(d[k], d[k + 7]);
+        const double rd = std::sqrt(d2d);
+        if (ties_d < 2 && d2d < 1 && rd * rd == d2d) {
+            lists_match(d, rd);
+            ++ties_d;
+        }
+    }
+    CHECK(ties_f == 2);
+    CHECK(ties_d == 2);
+    lists_match(f, 0.4f);
+    lists_match(d, 0.4);
+}
+
+TEST_CASE("cell neighbour lists with 64-bit ids", "[sim][cells]") {
+    level_guard guard;
+    std::mt19937_64 rng(6);
+    const auto pts = lattice<float, 3>(rng, 9, 0.25, 0.125, 0);
+    const quoct::orthtree<float, 3, std::uint64_t> tree(pts);
+    const auto expect = brute_lists(pts, pts, 1.5f, true);
+    for (kn::level l : levels_here()) {
+        kn::use_level(l);
+        const auto got = quoct::neighbor_lists(tree, 1.5f, 2);
+        CHECK(got.offsets == expect.offsets);
+        CHECK(std::equal(got.values.begin(), got.values.end(), expect.values.begin(), expect.values.end()));
+    }
+}
+
 TEST_CASE("cell neighbour lists: splash, duplicates, r = 0, radii far below the extent", "[sim][cells]") {
     std::mt19937_64 rng(8);
     // A dense block with 20% of the points splashed over a region 50 times wider.
@@ -231,6 +292,9 @@ TEST_CASE("cell neighbour lists: splash, duplicates, r = 0, radii far below the 
     std::vector<quoct::point<double, 3>> apart = lattice<double, 3>(rng, 6, 0.25, 0.125, 0);
     for (std::size_t i = 0; i < apart.size(); i += 2) apart[i][0] += 1e9;
     lists_match(apart, 1.0);
+    std::vector<quoct::point<float, 3>> apart_f = lattice<float, 3>(rng, 6, 0.25, 0.125, 0);
+    for (std::size_t i = 0; i < apart_f.size(); i += 2) apart_f[i][0] += 1e6f;  // float spacing 1/16 there
+    lists_match(apart_f, 1.0f);
     // One point, two equal points.
     lists_match(std::vector<quoct::point<float, 3>>{{{1, 2, 3}}}, 1.0f);
     lists_match(std::vector<quoct::point<float, 3>>{{{1, 2, 3}}, {{1, 2, 3}}}, 0.0f);
@@ -340,7 +404,9 @@ TEST_CASE("per-point radii, own and larger, equal brute force with the ball pred
     std::vector<double> hd(flat.size());
     std::uniform_int_distribution<int> eighths(0, 24);
     for (auto& x : hd) x = eighths(rng) / 8.0;
-    radius_lists_match(flat, hd);
+    radius_lists_match(flat, hd);  // radius 0 among them: one ball query per point
+    for (auto& x : hd) x = (1 + eighths(rng)) / 8.0;
+    radius_lists_match(flat, hd);  // all plain: the cells
     // One radius far above the rest (cells as wide as it), and the query fallback: a
     // radius whose square underflows (not plain), an infinite one.
     auto wide = h;
@@ -384,12 +450,18 @@ TEST_CASE("neighbour lists on arrays: two sets, order, reorder, bad input", "[si
     auto bad_order = order;
     bad_order[0] = fluid.size();
     CHECK_THROWS_AS(quoct::reorder(fluid, bad_order), std::invalid_argument);
+    bad_order = order;
+    bad_order[1] = bad_order[0];
+    CHECK_THROWS_WITH(quoct::reorder(fluid, bad_order), Catch::Matchers::Contains("not a permutation"));
+    CHECK(quoct::neighbor_order(std::vector<quoct::point<float, 2>>{{{1, 2}}, {{0, 0}}}, 1.0).size() == 2);
     CHECK_THROWS_AS(quoct::neighbor_order(fluid, -1.0), std::invalid_argument);
 
     // Bad input: a clear exception, nothing computed.
     auto broken = fluid;
     broken[3][1] = std::numeric_limits<double>::quiet_NaN();
-    CHECK_THROWS_AS(quoct::neighbor_lists(broken, 1.5), std::invalid_argument);
+    CHECK_THROWS_WITH(quoct::neighbor_lists(broken, 1.5), Catch::Matchers::Contains("points[3]"));
+    CHECK_THROWS_WITH(quoct::neighbor_lists(fluid, broken, 1.5), Catch::Matchers::Contains("others[3]"));
+    CHECK_THROWS_AS(quoct::neighbor_lists(broken, std::vector<quoct::point<double, 3>>{}, 1.5), std::invalid_argument);
     CHECK_THROWS_AS(quoct::neighbor_lists(fluid, std::nan("")), std::invalid_argument);
     std::vector<double> h(fluid.size(), 1.0);
     CHECK_THROWS_AS(quoct::neighbor_lists(fluid, std::vector<double>(3, 1.0), quoct::radius_rule::own), std::invalid_argument);

@@ -434,6 +434,21 @@ csr<typename IndexB::id_type> neighbor_lists(const IndexA& a, const IndexB& b, t
     return detail::sim::rows_within(a, b, r, threads, detail::sim::keep_all<IdA, IdB>{});
 }
 
+namespace detail {
+namespace sim {
+
+/// Throws std::invalid_argument naming the first point with a NaN or infinite coordinate.
+template <class T, std::size_t D>
+void check_points(const std::vector<point<T, D>>& points, const char* what) {
+    for (std::size_t i = 0; i < points.size(); ++i)
+        if (!is_finite(points[i]))
+            throw std::invalid_argument(std::string("quoct::neighbor_lists: ") + what + "[" + std::to_string(i) +
+                                        "] has a NaN or infinite coordinate");
+}
+
+}  // namespace sim
+}  // namespace detail
+
 /// Neighbour lists of the points of an array, with no index to build: row i holds, in
 /// increasing order, the positions j != i of the points within distance r of points[i]
 /// (the core's closed ball). The same table as neighbor_lists(orthtree<T, D>(points), r,
@@ -446,6 +461,7 @@ csr<std::uint32_t> neighbor_lists(const std::vector<point<T, D>>& points, typena
     detail::sim::check_pair_radius(r);
     if (points.size() > std::numeric_limits<std::uint32_t>::max())
         throw std::length_error("quoct::neighbor_lists: 2^32 points or more (ids are 32-bit)");
+    detail::sim::check_points(points, "points");
     if constexpr (detail::kernels::has_vector_kernels<T>) {
         if (detail::radius_bound<T, D>(r).plain &&
             detail::kernels::active_level() != detail::kernels::level::portable) {
@@ -469,6 +485,8 @@ csr<std::uint32_t> neighbor_lists(const std::vector<point<T, D>>& points, const 
     if (points.size() > std::numeric_limits<std::uint32_t>::max() ||
         others.size() > std::numeric_limits<std::uint32_t>::max())
         throw std::length_error("quoct::neighbor_lists: 2^32 points or more (ids are 32-bit)");
+    detail::sim::check_points(points, "points");
+    detail::sim::check_points(others, "others");
     if constexpr (detail::kernels::has_vector_kernels<T>) {
         if (detail::radius_bound<T, D>(r).plain &&
             detail::kernels::active_level() != detail::kernels::level::portable) {
@@ -526,7 +544,9 @@ csr<std::uint32_t> radius_rows_by_queries(const std::vector<point<T, D>>& points
 /// increasing order, the positions j != i paired with i by `rule` (radius_rule::own: within
 /// i's radius; radius_rule::larger: within the larger of the two radii). Exact: each
 /// test is the core's ball predicate. Cells are as wide as the largest radius, so a few
-/// radii far above the rest slow it down. Throws std::invalid_argument when radii and
+/// radii far above the rest slow it down; and when any radius is 0 or has a square at the
+/// ends of T's range (where the ball predicate needs more than d^2 <= h^2 in T), the whole
+/// call takes one ball query per point instead, exact but several times slower. Throws std::invalid_argument when radii and
 /// points differ in size, for a NaN or negative radius (naming its position) or a NaN or
 /// infinite coordinate; std::length_error for 2^32 points or more.
 template <class T, std::size_t D>
@@ -545,6 +565,7 @@ csr<std::uint32_t> neighbor_lists(const std::vector<point<T, D>>& points, const 
                                         (std::isnan(radii[i]) ? std::string("NaN") : std::string("negative")));
         largest = std::max(largest, radii[i]);
     }
+    detail::sim::check_points(points, "points");
     if constexpr (detail::kernels::has_vector_kernels<T>) {
         for (std::size_t i = 0; i < radii.size() && plain; ++i) plain = detail::radius_bound<T, D>(radii[i]).plain;
         if (plain) {
@@ -572,7 +593,7 @@ csr<std::uint32_t> neighbor_lists(const std::vector<point<T, D>>& points, const 
 /// same lists (by id). Points with a non-finite coordinate make it a Morton order instead.
 /// Throws std::invalid_argument for a NaN or negative r.
 template <class T, std::size_t D>
-std::vector<std::size_t> neighbor_order(const std::vector<point<T, D>>& points, T r) {
+std::vector<std::size_t> neighbor_order(const std::vector<point<T, D>>& points, typename point<T, D>::scalar_type r) {
     detail::sim::check_pair_radius(r);
     const std::size_t n = points.size();
     const auto l = detail::cells::points_at<T, D, std::size_t>(points.data(), n);
@@ -589,21 +610,28 @@ std::vector<std::size_t> neighbor_order(const std::vector<point<T, D>>& points, 
 }
 
 /// values reordered by `order` (a permutation such as neighbor_order's): out[k] =
-/// values[order[k]]. Throws std::invalid_argument when the sizes differ or an entry of
-/// order is out of range (values is then left as it was: the result is a new vector).
+/// values[order[k]]. Throws std::invalid_argument when the sizes differ or order is not a
+/// permutation (an entry out of range or repeated); values is never modified (the result is
+/// a new vector).
 template <class V>
 std::vector<V> reorder(const std::vector<V>& values, const std::vector<std::size_t>& order) {
     if (order.size() != values.size())
         throw std::invalid_argument("quoct::reorder: the order has " + std::to_string(order.size()) +
                                     " entries for " + std::to_string(values.size()) + " values");
+    std::vector<bool> seen(values.size(), false);
+    for (std::size_t k = 0; k < order.size(); ++k) {
+        const std::size_t i = order[k];
+        if (i >= values.size())
+            throw std::invalid_argument("quoct::reorder: order[" + std::to_string(k) + "] = " + std::to_string(i) +
+                                        " is out of range (" + std::to_string(values.size()) + " values)");
+        if (seen[i])
+            throw std::invalid_argument("quoct::reorder: order[" + std::to_string(k) + "] = " + std::to_string(i) +
+                                        " repeats an earlier entry (not a permutation)");
+        seen[i] = true;
+    }
     std::vector<V> out;
     out.reserve(values.size());
-    for (const std::size_t i : order) {
-        if (i >= values.size())
-            throw std::invalid_argument("quoct::reorder: entry " + std::to_string(i) + " is out of range (" +
-                                        std::to_string(values.size()) + " values)");
-        out.push_back(values[i]);
-    }
+    for (const std::size_t i : order) out.push_back(values[i]);
     return out;
 }
 

@@ -114,8 +114,12 @@ auto points_of(const Index& index) {
     const std::size_t bound = sim::id_bound(index);
     point_list<T, D, Id> l;
     if (bound == index.size()) {
-        // Ids 0..n-1, each once (an orthtree; a dynamic index with nothing erased).
-        l.own.resize(bound);
+        // Ids 0..n-1, each once (an orthtree; a dynamic index with nothing erased). A point
+        // the enumeration skips (a NaN coordinate in a tree read from a file) stays NaN, so
+        // all_finite sends the call to the block method, which leaves it out as brute force does.
+        point<T, D> nan_point;
+        for (std::size_t a = 0; a < D; ++a) nan_point[a] = std::numeric_limits<T>::quiet_NaN();
+        l.own.assign(bound, nan_point);
         l.ids.resize(bound);
         sim::for_each_point(index, [&](Id id, const point<T, D>& p) { l.own[static_cast<std::size_t>(id)] = p; });
         for (std::size_t i = 0; i < bound; ++i) l.ids[i] = static_cast<Id>(i);
@@ -324,12 +328,12 @@ bool neighbour_rows(const point_list<T, D, SId>& source, const point_list<T, D, 
                     const point_radii<T>& radii = {}) {
     const std::size_t total = source.ids.size() + (self ? 0 : tl.ids.size());
     if (total >= (std::size_t{1} << 31)) return false;
+    if (!all_finite(source) || (!self && !all_finite(tl))) return false;
     if (source.ids.empty() || tl.ids.empty()) {
         offsets_out.assign(rows + 1, 0);
         values_out.clear();
         return true;
     }
-    if (!all_finite(source) || (!self && !all_finite(tl))) return false;
     box<T, D> bounds = sim::bounds_of(source.pts, source.size());
     if (!self) {
         const box<T, D> tb = sim::bounds_of(tl.pts, tl.size());

@@ -6,9 +6,10 @@
 //
 // Exactness. Every kernel computes distance_sq as the core does (quoct/geometry.hpp):
 // per axis the difference in T, squared, summed over the axes in increasing order, each
-// step rounded in T (no fused multiply-add: the targets do not enable FMA, so nothing
-// can be contracted), then compared with <= (false for NaN, as the core's test). So every
-// level returns exactly what the portable loop returns; the tests run them all.
+// step rounded in T (no fused multiply-add: each square is made opaque before it is added,
+// QUOCT_UNFUSED, since AVX-512F would let the compiler fuse them), then compared with <=
+// (false for NaN, as the core's test). So every level returns exactly what the portable
+// loop returns; the tests run them all, on ties at inexact distances too.
 //
 // Candidates are ranges [first, last) of coordinate arrays (one per axis) that can be read
 // lanes_max entries past last (the vector levels load whole vectors and mask the tail), and
@@ -57,7 +58,7 @@ inline level cpu_level() noexcept {
 #ifdef QUOCT_X86_DISPATCH
         __builtin_cpu_init();
         const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt") &&
-                          __builtin_cpu_supports("bmi2");
+                          __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2");
         if (avx2) l = level::avx2;
         if (avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
             __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq"))
@@ -214,6 +215,11 @@ std::size_t near_box_portable(const T* lo, const T* hi, const T* const* c, std::
 #endif
 
 #define QUOCT_TARGET_AVX2 __attribute__((target("avx2,popcnt,bmi,bmi2")))
+// Makes a product opaque, so that the compiler cannot fuse it with the addition after it:
+// GCC contracts a * b + c into a fused multiply-add wherever the target has one (AVX-512F
+// does; so does AVX2 in a build with -mfma), and a fused sum rounds once where the core
+// rounds twice. constraint: "x" for AVX2 registers, "v" for AVX-512 ones.
+#define QUOCT_UNFUSED(value, constraint) __asm__("" : "+" constraint(value))
 #define QUOCT_TARGET_AVX512 \
     __attribute__((target("avx2,popcnt,bmi,bmi2,avx512f,avx512vl,avx512bw,avx512dq")))
 
@@ -244,9 +250,12 @@ QUOCT_TARGET_AVX2 inline unsigned avx2_within(const float* p, const float* const
                                               std::size_t i, float r2) noexcept {
     __m256 d = _mm256_sub_ps(_mm256_set1_ps(p[0]), _mm256_loadu_ps(c[0] + i));
     __m256 s = _mm256_mul_ps(d, d);
+    QUOCT_UNFUSED(s, "x");
     for (std::size_t a = 1; a < D; ++a) {
         d = _mm256_sub_ps(_mm256_set1_ps(p[a]), _mm256_loadu_ps(c[a] + i));
-        s = _mm256_add_ps(s, _mm256_mul_ps(d, d));
+        __m256 sq = _mm256_mul_ps(d, d);
+        QUOCT_UNFUSED(sq, "x");
+        s = _mm256_add_ps(s, sq);
     }
     __m256 in = _mm256_cmp_ps(s, _mm256_set1_ps(r2), _CMP_LE_OQ);
     if (cr2 != nullptr) in = _mm256_or_ps(in, _mm256_cmp_ps(s, _mm256_loadu_ps(cr2 + i), _CMP_LE_OQ));
@@ -257,9 +266,12 @@ QUOCT_TARGET_AVX2 inline unsigned avx2_within(const double* p, const double* con
                                               std::size_t i, double r2) noexcept {
     __m256d d = _mm256_sub_pd(_mm256_set1_pd(p[0]), _mm256_loadu_pd(c[0] + i));
     __m256d s = _mm256_mul_pd(d, d);
+    QUOCT_UNFUSED(s, "x");
     for (std::size_t a = 1; a < D; ++a) {
         d = _mm256_sub_pd(_mm256_set1_pd(p[a]), _mm256_loadu_pd(c[a] + i));
-        s = _mm256_add_pd(s, _mm256_mul_pd(d, d));
+        __m256d sq = _mm256_mul_pd(d, d);
+        QUOCT_UNFUSED(sq, "x");
+        s = _mm256_add_pd(s, sq);
     }
     __m256d in = _mm256_cmp_pd(s, _mm256_set1_pd(r2), _CMP_LE_OQ);
     if (cr2 != nullptr) in = _mm256_or_pd(in, _mm256_cmp_pd(s, _mm256_loadu_pd(cr2 + i), _CMP_LE_OQ));
@@ -276,7 +288,9 @@ QUOCT_TARGET_AVX2 inline unsigned avx2_near_box(const float* lo, const float* hi
         const __m256 x = _mm256_loadu_ps(c[a] + i);
         const __m256 nearest = _mm256_max_ps(_mm256_set1_ps(lo[a]), _mm256_min_ps(x, _mm256_set1_ps(hi[a])));
         const __m256 g = _mm256_sub_ps(x, nearest);
-        s = a == 0 ? _mm256_mul_ps(g, g) : _mm256_add_ps(s, _mm256_mul_ps(g, g));
+        __m256 sq = _mm256_mul_ps(g, g);
+        QUOCT_UNFUSED(sq, "x");
+        s = a == 0 ? sq : _mm256_add_ps(s, sq);
     }
     return static_cast<unsigned>(_mm256_movemask_ps(_mm256_cmp_ps(s, _mm256_set1_ps(bound), _CMP_LE_OQ)));
 }
@@ -288,7 +302,9 @@ QUOCT_TARGET_AVX2 inline unsigned avx2_near_box(const double* lo, const double* 
         const __m256d x = _mm256_loadu_pd(c[a] + i);
         const __m256d nearest = _mm256_max_pd(_mm256_set1_pd(lo[a]), _mm256_min_pd(x, _mm256_set1_pd(hi[a])));
         const __m256d g = _mm256_sub_pd(x, nearest);
-        s = a == 0 ? _mm256_mul_pd(g, g) : _mm256_add_pd(s, _mm256_mul_pd(g, g));
+        __m256d sq = _mm256_mul_pd(g, g);
+        QUOCT_UNFUSED(sq, "x");
+        s = a == 0 ? sq : _mm256_add_pd(s, sq);
     }
     return static_cast<unsigned>(_mm256_movemask_pd(_mm256_cmp_pd(s, _mm256_set1_pd(bound), _CMP_LE_OQ)));
 }
@@ -370,9 +386,12 @@ QUOCT_TARGET_AVX512 inline unsigned avx512_within(const float* p, const float* c
                                                   std::size_t i, float r2) noexcept {
     __m512 d = _mm512_sub_ps(_mm512_set1_ps(p[0]), _mm512_loadu_ps(c[0] + i));
     __m512 s = _mm512_mul_ps(d, d);
+    QUOCT_UNFUSED(s, "v");
     for (std::size_t a = 1; a < D; ++a) {
         d = _mm512_sub_ps(_mm512_set1_ps(p[a]), _mm512_loadu_ps(c[a] + i));
-        s = _mm512_add_ps(s, _mm512_mul_ps(d, d));
+        __m512 sq = _mm512_mul_ps(d, d);
+        QUOCT_UNFUSED(sq, "v");
+        s = _mm512_add_ps(s, sq);
     }
     unsigned in = _mm512_cmp_ps_mask(s, _mm512_set1_ps(r2), _CMP_LE_OQ);
     if (cr2 != nullptr) in |= _mm512_cmp_ps_mask(s, _mm512_loadu_ps(cr2 + i), _CMP_LE_OQ);
@@ -383,9 +402,12 @@ QUOCT_TARGET_AVX512 inline unsigned avx512_within(const double* p, const double*
                                                   std::size_t i, double r2) noexcept {
     __m512d d = _mm512_sub_pd(_mm512_set1_pd(p[0]), _mm512_loadu_pd(c[0] + i));
     __m512d s = _mm512_mul_pd(d, d);
+    QUOCT_UNFUSED(s, "v");
     for (std::size_t a = 1; a < D; ++a) {
         d = _mm512_sub_pd(_mm512_set1_pd(p[a]), _mm512_loadu_pd(c[a] + i));
-        s = _mm512_add_pd(s, _mm512_mul_pd(d, d));
+        __m512d sq = _mm512_mul_pd(d, d);
+        QUOCT_UNFUSED(sq, "v");
+        s = _mm512_add_pd(s, sq);
     }
     unsigned in = _mm512_cmp_pd_mask(s, _mm512_set1_pd(r2), _CMP_LE_OQ);
     if (cr2 != nullptr) in |= _mm512_cmp_pd_mask(s, _mm512_loadu_pd(cr2 + i), _CMP_LE_OQ);
@@ -400,7 +422,9 @@ QUOCT_TARGET_AVX512 inline unsigned avx512_near_box(const float* lo, const float
         const __m512 x = _mm512_loadu_ps(c[a] + i);
         const __m512 nearest = _mm512_max_ps(_mm512_set1_ps(lo[a]), _mm512_min_ps(x, _mm512_set1_ps(hi[a])));
         const __m512 g = _mm512_sub_ps(x, nearest);
-        s = a == 0 ? _mm512_mul_ps(g, g) : _mm512_add_ps(s, _mm512_mul_ps(g, g));
+        __m512 sq = _mm512_mul_ps(g, g);
+        QUOCT_UNFUSED(sq, "v");
+        s = a == 0 ? sq : _mm512_add_ps(s, sq);
     }
     return _mm512_cmp_ps_mask(s, _mm512_set1_ps(bound), _CMP_LE_OQ);
 }
@@ -412,7 +436,9 @@ QUOCT_TARGET_AVX512 inline unsigned avx512_near_box(const double* lo, const doub
         const __m512d x = _mm512_loadu_pd(c[a] + i);
         const __m512d nearest = _mm512_max_pd(_mm512_set1_pd(lo[a]), _mm512_min_pd(x, _mm512_set1_pd(hi[a])));
         const __m512d g = _mm512_sub_pd(x, nearest);
-        s = a == 0 ? _mm512_mul_pd(g, g) : _mm512_add_pd(s, _mm512_mul_pd(g, g));
+        __m512d sq = _mm512_mul_pd(g, g);
+        QUOCT_UNFUSED(sq, "v");
+        s = a == 0 ? sq : _mm512_add_pd(s, sq);
     }
     return _mm512_cmp_pd_mask(s, _mm512_set1_pd(bound), _CMP_LE_OQ);
 }
