@@ -245,68 +245,71 @@ inline unsigned lanes_below(std::size_t left) noexcept {
 
 // --- AVX2: 8 floats or 4 doubles a step --------------------------------------------------
 
-template <std::size_t D>
-QUOCT_TARGET_AVX2 inline unsigned avx2_within(const float* p, const float* const* c, const float* cr2,
-                                              std::size_t i, float r2) noexcept {
-    __m256 d = _mm256_sub_ps(_mm256_set1_ps(p[0]), _mm256_loadu_ps(c[0] + i));
-    __m256 s = _mm256_mul_ps(d, d);
-    QUOCT_UNFUSED(s, "x");
-    for (std::size_t a = 1; a < D; ++a) {
-        d = _mm256_sub_ps(_mm256_set1_ps(p[a]), _mm256_loadu_ps(c[a] + i));
-        __m256 sq = _mm256_mul_ps(d, d);
-        QUOCT_UNFUSED(sq, "x");
-        s = _mm256_add_ps(s, sq);
+/// The AVX2 operations on T, so that each kernel is written once for float and double.
+/// square() makes its result opaque (QUOCT_UNFUSED). _mm256_min_*(x, h) is x < h ? x : h and
+/// _mm256_max_*(l, v) is l > v ? l : v: the portable clamp, NaN included.
+template <class T>
+struct avx2_ops;
+template <>
+struct avx2_ops<float> {
+    using vec = __m256;
+    QUOCT_TARGET_AVX2 static vec load(const float* p) noexcept { return _mm256_loadu_ps(p); }
+    QUOCT_TARGET_AVX2 static vec splat(float x) noexcept { return _mm256_set1_ps(x); }
+    QUOCT_TARGET_AVX2 static vec sub(vec a, vec b) noexcept { return _mm256_sub_ps(a, b); }
+    QUOCT_TARGET_AVX2 static vec add(vec a, vec b) noexcept { return _mm256_add_ps(a, b); }
+    QUOCT_TARGET_AVX2 static vec min(vec a, vec b) noexcept { return _mm256_min_ps(a, b); }
+    QUOCT_TARGET_AVX2 static vec max(vec a, vec b) noexcept { return _mm256_max_ps(a, b); }
+    QUOCT_TARGET_AVX2 static vec square(vec a) noexcept {
+        vec s = _mm256_mul_ps(a, a);
+        QUOCT_UNFUSED(s, "x");
+        return s;
     }
-    __m256 in = _mm256_cmp_ps(s, _mm256_set1_ps(r2), _CMP_LE_OQ);
-    if (cr2 != nullptr) in = _mm256_or_ps(in, _mm256_cmp_ps(s, _mm256_loadu_ps(cr2 + i), _CMP_LE_OQ));
-    return static_cast<unsigned>(_mm256_movemask_ps(in));
-}
-template <std::size_t D>
-QUOCT_TARGET_AVX2 inline unsigned avx2_within(const double* p, const double* const* c, const double* cr2,
-                                              std::size_t i, double r2) noexcept {
-    __m256d d = _mm256_sub_pd(_mm256_set1_pd(p[0]), _mm256_loadu_pd(c[0] + i));
-    __m256d s = _mm256_mul_pd(d, d);
-    QUOCT_UNFUSED(s, "x");
-    for (std::size_t a = 1; a < D; ++a) {
-        d = _mm256_sub_pd(_mm256_set1_pd(p[a]), _mm256_loadu_pd(c[a] + i));
-        __m256d sq = _mm256_mul_pd(d, d);
-        QUOCT_UNFUSED(sq, "x");
-        s = _mm256_add_pd(s, sq);
+    QUOCT_TARGET_AVX2 static unsigned le(vec a, vec b) noexcept {
+        return static_cast<unsigned>(_mm256_movemask_ps(_mm256_cmp_ps(a, b, _CMP_LE_OQ)));
     }
-    __m256d in = _mm256_cmp_pd(s, _mm256_set1_pd(r2), _CMP_LE_OQ);
-    if (cr2 != nullptr) in = _mm256_or_pd(in, _mm256_cmp_pd(s, _mm256_loadu_pd(cr2 + i), _CMP_LE_OQ));
-    return static_cast<unsigned>(_mm256_movemask_pd(in));
-}
+};
+template <>
+struct avx2_ops<double> {
+    using vec = __m256d;
+    QUOCT_TARGET_AVX2 static vec load(const double* p) noexcept { return _mm256_loadu_pd(p); }
+    QUOCT_TARGET_AVX2 static vec splat(double x) noexcept { return _mm256_set1_pd(x); }
+    QUOCT_TARGET_AVX2 static vec sub(vec a, vec b) noexcept { return _mm256_sub_pd(a, b); }
+    QUOCT_TARGET_AVX2 static vec add(vec a, vec b) noexcept { return _mm256_add_pd(a, b); }
+    QUOCT_TARGET_AVX2 static vec min(vec a, vec b) noexcept { return _mm256_min_pd(a, b); }
+    QUOCT_TARGET_AVX2 static vec max(vec a, vec b) noexcept { return _mm256_max_pd(a, b); }
+    QUOCT_TARGET_AVX2 static vec square(vec a) noexcept {
+        vec s = _mm256_mul_pd(a, a);
+        QUOCT_UNFUSED(s, "x");
+        return s;
+    }
+    QUOCT_TARGET_AVX2 static unsigned le(vec a, vec b) noexcept {
+        return static_cast<unsigned>(_mm256_movemask_pd(_mm256_cmp_pd(a, b, _CMP_LE_OQ)));
+    }
+};
 
-// _mm256_min_ps(x, h) is x < h ? x : h and _mm256_max_ps(l, v) is l > v ? l : v: the
-// portable clamp, NaN included.
-template <std::size_t D>
-QUOCT_TARGET_AVX2 inline unsigned avx2_near_box(const float* lo, const float* hi, const float* const* c,
-                                                std::size_t i, float bound) noexcept {
-    __m256 s = _mm256_setzero_ps();
-    for (std::size_t a = 0; a < D; ++a) {
-        const __m256 x = _mm256_loadu_ps(c[a] + i);
-        const __m256 nearest = _mm256_max_ps(_mm256_set1_ps(lo[a]), _mm256_min_ps(x, _mm256_set1_ps(hi[a])));
-        const __m256 g = _mm256_sub_ps(x, nearest);
-        __m256 sq = _mm256_mul_ps(g, g);
-        QUOCT_UNFUSED(sq, "x");
-        s = a == 0 ? sq : _mm256_add_ps(s, sq);
-    }
-    return static_cast<unsigned>(_mm256_movemask_ps(_mm256_cmp_ps(s, _mm256_set1_ps(bound), _CMP_LE_OQ)));
+// The lanes of candidates i.. within r2 of p (or their own cr2), and of those within
+// `bound` of the box [lo, hi]: the portable loops' arithmetic, a vector at a time.
+template <class T, std::size_t D>
+QUOCT_TARGET_AVX2 inline unsigned avx2_within(const T* p, const T* const* c, const T* cr2, std::size_t i,
+                                              T r2) noexcept {
+    using V = avx2_ops<T>;
+    typename V::vec s = V::square(V::sub(V::splat(p[0]), V::load(c[0] + i)));
+    for (std::size_t a = 1; a < D; ++a) s = V::add(s, V::square(V::sub(V::splat(p[a]), V::load(c[a] + i))));
+    unsigned in = V::le(s, V::splat(r2));
+    if (cr2 != nullptr) in |= V::le(s, V::load(cr2 + i));
+    return in;
 }
-template <std::size_t D>
-QUOCT_TARGET_AVX2 inline unsigned avx2_near_box(const double* lo, const double* hi, const double* const* c,
-                                                std::size_t i, double bound) noexcept {
-    __m256d s = _mm256_setzero_pd();
+template <class T, std::size_t D>
+QUOCT_TARGET_AVX2 inline unsigned avx2_near_box(const T* lo, const T* hi, const T* const* c, std::size_t i,
+                                                T bound) noexcept {
+    using V = avx2_ops<T>;
+    typename V::vec s{};
     for (std::size_t a = 0; a < D; ++a) {
-        const __m256d x = _mm256_loadu_pd(c[a] + i);
-        const __m256d nearest = _mm256_max_pd(_mm256_set1_pd(lo[a]), _mm256_min_pd(x, _mm256_set1_pd(hi[a])));
-        const __m256d g = _mm256_sub_pd(x, nearest);
-        __m256d sq = _mm256_mul_pd(g, g);
-        QUOCT_UNFUSED(sq, "x");
-        s = a == 0 ? sq : _mm256_add_pd(s, sq);
+        const typename V::vec x = V::load(c[a] + i);
+        const typename V::vec g = V::sub(x, V::max(V::splat(lo[a]), V::min(x, V::splat(hi[a]))));
+        s = a == 0 ? V::square(g) : V::add(s, V::square(g));
     }
-    return static_cast<unsigned>(_mm256_movemask_pd(_mm256_cmp_pd(s, _mm256_set1_pd(bound), _CMP_LE_OQ)));
+    return V::le(s, V::splat(bound));
 }
 
 /// Stores i + the positions of mask's set lanes (an 8-bit mask), in order, at out.
@@ -324,7 +327,7 @@ QUOCT_TARGET_AVX2 std::size_t count_avx2(const T* p, const T* const* c, const T*
     constexpr std::size_t lanes = 32 / sizeof(T);
     std::size_t n = 0;
     for (std::size_t i = first; i < last; i += lanes)
-        n += static_cast<std::size_t>(_mm_popcnt_u32(avx2_within<D>(p, c, cr2, i, r2) & lanes_below(last - i)));
+        n += static_cast<std::size_t>(_mm_popcnt_u32(avx2_within<T, D>(p, c, cr2, i, r2) & lanes_below(last - i)));
     return n;
 }
 
@@ -334,7 +337,7 @@ QUOCT_TARGET_AVX2 std::size_t hits_avx2(const T* p, const T* const* c, const T* 
     constexpr std::size_t lanes = 32 / sizeof(T);
     std::size_t n = 0;
     for (std::size_t i = first; i < last; i += lanes) {
-        const unsigned mask = avx2_within<D>(p, c, cr2, i, r2) & lanes_below(last - i);
+        const unsigned mask = avx2_within<T, D>(p, c, cr2, i, r2) & lanes_below(last - i);
         if (mask == 0) continue;
         avx2_store_positions(out + n, mask, i);
         n += static_cast<std::size_t>(_mm_popcnt_u32(mask));
@@ -351,7 +354,7 @@ QUOCT_TARGET_AVX2 std::size_t hit_ids_avx2(const T* p, const T* const* c, const 
     const __m256i skip_v = _mm256_set1_epi32(static_cast<int>(skip));
     std::size_t n = 0;
     for (std::size_t i = first; i < last; i += lanes) {
-        unsigned mask = avx2_within<D>(p, c, cr2, i, r2) & lanes_below(last - i);
+        unsigned mask = avx2_within<T, D>(p, c, cr2, i, r2) & lanes_below(last - i);
         if (mask == 0) continue;
         // The candidates' ids (8 of them; for doubles the upper 4 are never selected).
         const __m256i id = lanes == 8 ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ids + i))
@@ -372,7 +375,7 @@ QUOCT_TARGET_AVX2 std::size_t near_box_avx2(const T* lo, const T* hi, const T* c
     constexpr std::size_t lanes = 32 / sizeof(T);
     std::size_t n = 0;
     for (std::size_t i = first; i < last; i += lanes) {
-        const unsigned mask = avx2_near_box<D>(lo, hi, c, i, bound) & lanes_below(last - i);
+        const unsigned mask = avx2_near_box<T, D>(lo, hi, c, i, bound) & lanes_below(last - i);
         avx2_store_positions(out + n, mask, i);
         n += static_cast<std::size_t>(_mm_popcnt_u32(mask));
     }
@@ -381,66 +384,63 @@ QUOCT_TARGET_AVX2 std::size_t near_box_avx2(const T* lo, const T* hi, const T* c
 
 // --- AVX-512: 16 floats or 8 doubles a step ----------------------------------------------
 
-template <std::size_t D>
-QUOCT_TARGET_AVX512 inline unsigned avx512_within(const float* p, const float* const* c, const float* cr2,
-                                                  std::size_t i, float r2) noexcept {
-    __m512 d = _mm512_sub_ps(_mm512_set1_ps(p[0]), _mm512_loadu_ps(c[0] + i));
-    __m512 s = _mm512_mul_ps(d, d);
-    QUOCT_UNFUSED(s, "v");
-    for (std::size_t a = 1; a < D; ++a) {
-        d = _mm512_sub_ps(_mm512_set1_ps(p[a]), _mm512_loadu_ps(c[a] + i));
-        __m512 sq = _mm512_mul_ps(d, d);
-        QUOCT_UNFUSED(sq, "v");
-        s = _mm512_add_ps(s, sq);
+/// The AVX-512 operations on T (as avx2_ops; comparisons give masks).
+template <class T>
+struct avx512_ops;
+template <>
+struct avx512_ops<float> {
+    using vec = __m512;
+    QUOCT_TARGET_AVX512 static vec load(const float* p) noexcept { return _mm512_loadu_ps(p); }
+    QUOCT_TARGET_AVX512 static vec splat(float x) noexcept { return _mm512_set1_ps(x); }
+    QUOCT_TARGET_AVX512 static vec sub(vec a, vec b) noexcept { return _mm512_sub_ps(a, b); }
+    QUOCT_TARGET_AVX512 static vec add(vec a, vec b) noexcept { return _mm512_add_ps(a, b); }
+    QUOCT_TARGET_AVX512 static vec min(vec a, vec b) noexcept { return _mm512_min_ps(a, b); }
+    QUOCT_TARGET_AVX512 static vec max(vec a, vec b) noexcept { return _mm512_max_ps(a, b); }
+    QUOCT_TARGET_AVX512 static vec square(vec a) noexcept {
+        vec s = _mm512_mul_ps(a, a);
+        QUOCT_UNFUSED(s, "v");
+        return s;
     }
-    unsigned in = _mm512_cmp_ps_mask(s, _mm512_set1_ps(r2), _CMP_LE_OQ);
-    if (cr2 != nullptr) in |= _mm512_cmp_ps_mask(s, _mm512_loadu_ps(cr2 + i), _CMP_LE_OQ);
-    return in;
-}
-template <std::size_t D>
-QUOCT_TARGET_AVX512 inline unsigned avx512_within(const double* p, const double* const* c, const double* cr2,
-                                                  std::size_t i, double r2) noexcept {
-    __m512d d = _mm512_sub_pd(_mm512_set1_pd(p[0]), _mm512_loadu_pd(c[0] + i));
-    __m512d s = _mm512_mul_pd(d, d);
-    QUOCT_UNFUSED(s, "v");
-    for (std::size_t a = 1; a < D; ++a) {
-        d = _mm512_sub_pd(_mm512_set1_pd(p[a]), _mm512_loadu_pd(c[a] + i));
-        __m512d sq = _mm512_mul_pd(d, d);
-        QUOCT_UNFUSED(sq, "v");
-        s = _mm512_add_pd(s, sq);
+    QUOCT_TARGET_AVX512 static unsigned le(vec a, vec b) noexcept { return _mm512_cmp_ps_mask(a, b, _CMP_LE_OQ); }
+};
+template <>
+struct avx512_ops<double> {
+    using vec = __m512d;
+    QUOCT_TARGET_AVX512 static vec load(const double* p) noexcept { return _mm512_loadu_pd(p); }
+    QUOCT_TARGET_AVX512 static vec splat(double x) noexcept { return _mm512_set1_pd(x); }
+    QUOCT_TARGET_AVX512 static vec sub(vec a, vec b) noexcept { return _mm512_sub_pd(a, b); }
+    QUOCT_TARGET_AVX512 static vec add(vec a, vec b) noexcept { return _mm512_add_pd(a, b); }
+    QUOCT_TARGET_AVX512 static vec min(vec a, vec b) noexcept { return _mm512_min_pd(a, b); }
+    QUOCT_TARGET_AVX512 static vec max(vec a, vec b) noexcept { return _mm512_max_pd(a, b); }
+    QUOCT_TARGET_AVX512 static vec square(vec a) noexcept {
+        vec s = _mm512_mul_pd(a, a);
+        QUOCT_UNFUSED(s, "v");
+        return s;
     }
-    unsigned in = _mm512_cmp_pd_mask(s, _mm512_set1_pd(r2), _CMP_LE_OQ);
-    if (cr2 != nullptr) in |= _mm512_cmp_pd_mask(s, _mm512_loadu_pd(cr2 + i), _CMP_LE_OQ);
-    return in;
-}
+    QUOCT_TARGET_AVX512 static unsigned le(vec a, vec b) noexcept { return _mm512_cmp_pd_mask(a, b, _CMP_LE_OQ); }
+};
 
-template <std::size_t D>
-QUOCT_TARGET_AVX512 inline unsigned avx512_near_box(const float* lo, const float* hi, const float* const* c,
-                                                    std::size_t i, float bound) noexcept {
-    __m512 s = _mm512_setzero_ps();
-    for (std::size_t a = 0; a < D; ++a) {
-        const __m512 x = _mm512_loadu_ps(c[a] + i);
-        const __m512 nearest = _mm512_max_ps(_mm512_set1_ps(lo[a]), _mm512_min_ps(x, _mm512_set1_ps(hi[a])));
-        const __m512 g = _mm512_sub_ps(x, nearest);
-        __m512 sq = _mm512_mul_ps(g, g);
-        QUOCT_UNFUSED(sq, "v");
-        s = a == 0 ? sq : _mm512_add_ps(s, sq);
-    }
-    return _mm512_cmp_ps_mask(s, _mm512_set1_ps(bound), _CMP_LE_OQ);
+template <class T, std::size_t D>
+QUOCT_TARGET_AVX512 inline unsigned avx512_within(const T* p, const T* const* c, const T* cr2, std::size_t i,
+                                                  T r2) noexcept {
+    using V = avx512_ops<T>;
+    typename V::vec s = V::square(V::sub(V::splat(p[0]), V::load(c[0] + i)));
+    for (std::size_t a = 1; a < D; ++a) s = V::add(s, V::square(V::sub(V::splat(p[a]), V::load(c[a] + i))));
+    unsigned in = V::le(s, V::splat(r2));
+    if (cr2 != nullptr) in |= V::le(s, V::load(cr2 + i));
+    return in;
 }
-template <std::size_t D>
-QUOCT_TARGET_AVX512 inline unsigned avx512_near_box(const double* lo, const double* hi, const double* const* c,
-                                                    std::size_t i, double bound) noexcept {
-    __m512d s = _mm512_setzero_pd();
+template <class T, std::size_t D>
+QUOCT_TARGET_AVX512 inline unsigned avx512_near_box(const T* lo, const T* hi, const T* const* c, std::size_t i,
+                                                    T bound) noexcept {
+    using V = avx512_ops<T>;
+    typename V::vec s{};
     for (std::size_t a = 0; a < D; ++a) {
-        const __m512d x = _mm512_loadu_pd(c[a] + i);
-        const __m512d nearest = _mm512_max_pd(_mm512_set1_pd(lo[a]), _mm512_min_pd(x, _mm512_set1_pd(hi[a])));
-        const __m512d g = _mm512_sub_pd(x, nearest);
-        __m512d sq = _mm512_mul_pd(g, g);
-        QUOCT_UNFUSED(sq, "v");
-        s = a == 0 ? sq : _mm512_add_pd(s, sq);
+        const typename V::vec x = V::load(c[a] + i);
+        const typename V::vec g = V::sub(x, V::max(V::splat(lo[a]), V::min(x, V::splat(hi[a]))));
+        s = a == 0 ? V::square(g) : V::add(s, V::square(g));
     }
-    return _mm512_cmp_pd_mask(s, _mm512_set1_pd(bound), _CMP_LE_OQ);
+    return V::le(s, V::splat(bound));
 }
 
 /// Stores i + the positions of mask's set lanes (lanes of them), in order, at out:
@@ -462,7 +462,7 @@ QUOCT_TARGET_AVX512 std::size_t count_avx512(const T* p, const T* const* c, cons
     constexpr std::size_t lanes = 64 / sizeof(T);
     std::size_t n = 0;
     for (std::size_t i = first; i < last; i += lanes)
-        n += static_cast<std::size_t>(_mm_popcnt_u32(avx512_within<D>(p, c, cr2, i, r2) & lanes_below(last - i)));
+        n += static_cast<std::size_t>(_mm_popcnt_u32(avx512_within<T, D>(p, c, cr2, i, r2) & lanes_below(last - i)));
     return n;
 }
 
@@ -472,7 +472,7 @@ QUOCT_TARGET_AVX512 std::size_t hits_avx512(const T* p, const T* const* c, const
     constexpr std::size_t lanes = 64 / sizeof(T);
     std::size_t n = 0;
     for (std::size_t i = first; i < last; i += lanes) {
-        const unsigned mask = avx512_within<D>(p, c, cr2, i, r2) & lanes_below(last - i);
+        const unsigned mask = avx512_within<T, D>(p, c, cr2, i, r2) & lanes_below(last - i);
         if (mask == 0) continue;
         avx512_store_positions<lanes>(out + n, mask, i);
         n += static_cast<std::size_t>(_mm_popcnt_u32(mask));
@@ -487,7 +487,7 @@ QUOCT_TARGET_AVX512 std::size_t hit_ids_avx512(const T* p, const T* const* c, co
     constexpr std::size_t lanes = 64 / sizeof(T);
     std::size_t n = 0;
     for (std::size_t i = first; i < last; i += lanes) {
-        unsigned mask = avx512_within<D>(p, c, cr2, i, r2) & lanes_below(last - i);
+        unsigned mask = avx512_within<T, D>(p, c, cr2, i, r2) & lanes_below(last - i);
         if (mask == 0) continue;
         if constexpr (lanes == 16) {
             const __m512i id = _mm512_loadu_si512(ids + i);
@@ -510,7 +510,7 @@ QUOCT_TARGET_AVX512 std::size_t near_box_avx512(const T* lo, const T* hi, const 
     constexpr std::size_t lanes = 64 / sizeof(T);
     std::size_t n = 0;
     for (std::size_t i = first; i < last; i += lanes) {
-        const unsigned mask = avx512_near_box<D>(lo, hi, c, i, bound) & lanes_below(last - i);
+        const unsigned mask = avx512_near_box<T, D>(lo, hi, c, i, bound) & lanes_below(last - i);
         avx512_store_positions<lanes>(out + n, mask, i);
         n += static_cast<std::size_t>(_mm_popcnt_u32(mask));
     }
