@@ -547,14 +547,16 @@ QUOCT_TARGET_AVX2 void avx2_sort_u32(std::uint32_t* p, std::size_t n) noexcept {
                 }
                 continue;
             }
-            const int jr = j / 8;
-            for (int r = 0; r < R; ++r) {
-                const int o = r ^ jr;
-                if (o < r) continue;
-                const bool ascending = ((8 * r) & k) == 0;
-                const __m256i lo = _mm256_min_epu32(v[r], v[o]), hi = _mm256_max_epu32(v[r], v[o]);
-                v[r] = ascending ? lo : hi;
-                v[o] = ascending ? hi : lo;
+            if constexpr (R > 1) {
+                const int jr = j / 8;
+                for (int r = 0; r < R; ++r) {
+                    const int o = r ^ jr;
+                    if (o < r || o >= R) continue;
+                    const bool ascending = ((8 * r) & k) == 0;
+                    const __m256i lo = _mm256_min_epu32(v[r], v[o]), hi = _mm256_max_epu32(v[r], v[o]);
+                    v[r] = ascending ? lo : hi;
+                    v[o] = ascending ? hi : lo;
+                }
             }
         }
     for (int r = 0; r < R; ++r) {
@@ -603,14 +605,16 @@ QUOCT_TARGET_AVX512 void avx512_sort_u32(std::uint32_t* p, std::size_t n) noexce
                 continue;
             }
             // Registers r and r ^ (j / 16) meet; ascending where (16 r & k) == 0.
-            const int jr = j / 16;
-            for (int r = 0; r < R; ++r) {
-                const int o = r ^ jr;
-                if (o < r) continue;
-                const bool ascending = ((16 * r) & k) == 0;
-                const __m512i lo = _mm512_min_epu32(v[r], v[o]), hi = _mm512_max_epu32(v[r], v[o]);
-                v[r] = ascending ? lo : hi;
-                v[o] = ascending ? hi : lo;
+            if constexpr (R > 1) {
+                const int jr = j / 16;
+                for (int r = 0; r < R; ++r) {
+                    const int o = r ^ jr;
+                    if (o < r || o >= R) continue;
+                    const bool ascending = ((16 * r) & k) == 0;
+                    const __m512i lo = _mm512_min_epu32(v[r], v[o]), hi = _mm512_max_epu32(v[r], v[o]);
+                    v[r] = ascending ? lo : hi;
+                    v[o] = ascending ? hi : lo;
+                }
             }
         }
     for (int r = 0; r < R; ++r) {
