@@ -478,7 +478,8 @@ bool neighbour_rows(const point_list<T, D, SId>& source, const point_list<T, D, 
             if (!rows_here) continue;  // pass 1 found no neighbour for any point of the cell
             find_runs(c, nc, finder);
             gather(c, nc);
-            if (hits.size() < nc.count + kernels::lanes_max) hits.resize(nc.count + kernels::lanes_max);
+            if (!std::is_same<TId, std::uint32_t>::value && hits.size() < nc.count + kernels::lanes_max)
+                hits.resize(nc.count + kernels::lanes_max);  // positions, for ids other than 32-bit
             row_ids.resize(nc.count + kernels::lanes_max);  // whole vectors are stored
             for (std::size_t k = src.starts[c]; k < src.starts[c + 1]; ++k) {
                 T p[D];
