@@ -59,6 +59,12 @@ T odd_value(std::mt19937_64& rng) {
     }
 }
 
+// Equal, or both NaN (the kernels copy NaN coordinates like any other).
+template <class T>
+bool same_value(T a, T b) {
+    return a == b || (std::isnan(a) && std::isnan(b));
+}
+
 template <class T, std::size_t D>
 void kernels_agree(std::mt19937_64& rng) {
     const std::size_t n = 203;
@@ -140,6 +146,29 @@ void kernels_agree(std::mt19937_64& rng) {
             expect_near += quoct::distance_sq(q, b) <= r2 ? 1u : 0u;
         }
         CHECK(near == expect_near);
+        // The copying box filter: the candidates near_box selects, their coordinates, tags
+        // (ids, or positions without tags) and extra values (radii), in order.
+        const std::uint32_t* tags = round % 3 == 1 ? nullptr : ids.data();
+        const T* extra = round % 2 == 0 ? radii2.data() : nullptr;
+        std::vector<T> copy_c[D], copy_x(n + kn::lanes_max);
+        std::vector<std::uint32_t> copy_t(n + kn::lanes_max);
+        T* copy_out[D];
+        for (std::size_t a = 0; a < D; ++a) {
+            copy_c[a].resize(n + kn::lanes_max);
+            copy_out[a] = copy_c[a].data();
+        }
+        const auto copied_as_near_box = [&](kn::level l) {
+            const std::size_t m = kn::near_box_copy<T, D>(l, lo, hi, c, tags, extra, first, last, r2, copy_out,
+                                                          copy_t.data(), extra != nullptr ? copy_x.data() : nullptr);
+            REQUIRE(m == near);
+            for (std::size_t h = 0; h < m; ++h) {
+                const std::size_t i = want_near[h];
+                for (std::size_t a = 0; a < D; ++a) CHECK(same_value(copy_c[a][h], c[a][i]));
+                CHECK(copy_t[h] == (tags != nullptr ? tags[i] : static_cast<std::uint32_t>(i)));
+                if (extra != nullptr) CHECK(same_value(copy_x[h], extra[i]));
+            }
+        };
+        copied_as_near_box(kn::level::portable);
         for (kn::level l : levels_here()) {
             INFO("level " << kn::level_name(l) << ", D " << D << ", round " << round);
             CHECK(kn::count_within<T, D>(l, p, c, cr2, first, last, r2) == count);
@@ -149,6 +178,7 @@ void kernels_agree(std::mt19937_64& rng) {
             const std::size_t nb = kn::near_box<T, D>(l, lo, hi, c, first, last, r2, got.data());
             REQUIRE(nb == near);
             CHECK(std::equal(got.begin(), got.begin() + static_cast<std::ptrdiff_t>(nb), want_near.begin()));
+            copied_as_near_box(l);
             const std::size_t hi_ids = kn::hit_ids<T, D>(l, p, c, cr2, ids.data(), first, last, r2, has_skip, skip, got.data());
             REQUIRE(hi_ids == hit_ids);
             CHECK(std::equal(got.begin(), got.begin() + static_cast<std::ptrdiff_t>(hi_ids), want_ids.begin()));

@@ -9,8 +9,11 @@
 //    cell or a neighbouring one (below), and the 3 neighbouring cells along axis 0 are
 //    one contiguous run: 3^(D-1) runs per cell, found by binary search in the sorted keys.
 //  - Each cell of the source side then tests its points against those runs: a first pass
-//    counts every row (the offsets), a second writes each row, sorted, into its place. No
-//    list is copied, and the table is the only allocation that grows with the pairs.
+//    counts every row (the offsets) straight over the runs, a second copies the targets
+//    within reach of the cell's bounding box into one range (one vector kernel tests and
+//    compresses them) and writes each row, sorted, into its place. No list is copied, and
+//    the table is the only allocation that grows with the pairs. Bucketing is parallel
+//    but for the radix sort and the scan for cell starts.
 //
 // Why neighbouring cells suffice. If the core's predicate accepts q for p, then on every
 // axis the rounded square of the rounded difference is at most r^2 (a sum of non-negative
@@ -67,8 +70,8 @@ struct grid {
     std::uint64_t axis_of(std::uint64_t key, std::size_t a) const noexcept { return (key >> (bits * a)) & top; }
 };
 
-/// Points sorted by cell: coordinates axis by axis (readable kernels::lanes_max entries
-/// past the end), their ids, and the occupied cells.
+/// Points sorted by cell: coordinates axis by axis and their ids (both readable
+/// kernels::lanes_max entries past the end), and the occupied cells.
 template <class T, std::size_t D, class Id>
 struct bucketed {
     std::vector<T> coords[D];
@@ -77,7 +80,7 @@ struct bucketed {
     std::vector<std::size_t> starts;   // cell c holds points [starts[c], starts[c + 1])
     std::vector<T> r2;                 // with per-point radii: each point's radius squared
 
-    std::size_t size() const noexcept { return ids.size(); }
+    std::size_t size() const noexcept { return starts.empty() ? 0 : starts.back(); }
     void pointers(const T* (&p)[D]) const noexcept {
         for (std::size_t a = 0; a < D; ++a) p[a] = coords[a].data();
     }
@@ -170,19 +173,31 @@ bool make_grid(const box<T, D>& bounds, std::size_t n, T r, grid<D>& g) {
     return std::isfinite(g.inv_w) && g.inv_w > 0;
 }
 
+/// Runs work(first, last) over [0, n) in blocks, on up to `threads` threads (0: all).
+template <class Work>
+void for_each_block(std::size_t n, unsigned threads, Work&& work) {
+    constexpr std::size_t block = std::size_t{1} << 16;
+    sim::for_each_chunk((n + block - 1) / block, threads,
+                        [&](std::size_t b) { work(b * block, std::min(n, (b + 1) * block)); });
+}
+
 /// The points' cell keys with their positions (key << index_bits | position), sorted by
 /// key, stably (points of one cell keep their order).
 template <class T, std::size_t D, class Id>
-raw_vector<std::uint64_t> cell_sorted(const point_list<T, D, Id>& l, const grid<D>& g, unsigned& index_bits) {
+raw_vector<std::uint64_t> cell_sorted(const point_list<T, D, Id>& l, const grid<D>& g, unsigned& index_bits,
+                                      unsigned threads = 1) {
     const std::size_t n = l.size();
     index_bits = 1;
     while (index_bits < 63 && (std::uint64_t{1} << index_bits) < n) ++index_bits;
     raw_vector<std::uint64_t> items(n), scratch;
-    for (std::size_t i = 0; i < n; ++i) {
-        std::uint64_t c[D];
-        for (std::size_t a = 0; a < D; ++a) c[a] = g.coordinate(l.pts[i][a], a);
-        items[i] = (g.key_of(c) << index_bits) | i;
-    }
+    const unsigned shift = index_bits;
+    for_each_block(n, threads, [&](std::size_t first, std::size_t last) {
+        for (std::size_t i = first; i < last; ++i) {
+            std::uint64_t c[D];
+            for (std::size_t a = 0; a < D; ++a) c[a] = g.coordinate(l.pts[i][a], a);
+            items[i] = (g.key_of(c) << shift) | i;
+        }
+    });
     radix_sort(items, scratch, index_bits, g.bits * static_cast<unsigned>(D));
     return items;
 }
@@ -190,21 +205,26 @@ raw_vector<std::uint64_t> cell_sorted(const point_list<T, D, Id>& l, const grid<
 /// Sorts the points into g's cells (stable: points of one cell keep their order), with
 /// their radii squared when `radii` (by position in l) is given.
 template <class T, std::size_t D, class Id>
-bucketed<T, D, Id> bucket(const point_list<T, D, Id>& l, const grid<D>& g, const T* radii = nullptr) {
+bucketed<T, D, Id> bucket(const point_list<T, D, Id>& l, const grid<D>& g, const T* radii = nullptr,
+                          unsigned threads = 1) {
     const std::size_t n = l.size();
     unsigned index_bits = 0;
-    const raw_vector<std::uint64_t> items = cell_sorted(l, g, index_bits);
+    const raw_vector<std::uint64_t> items = cell_sorted(l, g, index_bits, threads);
     bucketed<T, D, Id> b;
-    b.ids.resize(n);
+    b.ids.assign(n + kernels::lanes_max, Id{});
     for (std::size_t a = 0; a < D; ++a) b.coords[a].assign(n + kernels::lanes_max, std::numeric_limits<T>::quiet_NaN());
     if (radii != nullptr) b.r2.assign(n + kernels::lanes_max, std::numeric_limits<T>::quiet_NaN());
     const std::uint64_t index_mask = (std::uint64_t{1} << index_bits) - 1;
+    for_each_block(n, threads, [&](std::size_t first, std::size_t last) {
+        for (std::size_t s = first; s < last; ++s) {
+            const std::size_t i = static_cast<std::size_t>(items[s] & index_mask);
+            b.ids[s] = l.ids[i];
+            for (std::size_t a = 0; a < D; ++a) b.coords[a][s] = l.pts[i][a];
+            if (radii != nullptr) b.r2[s] = radii[i] * radii[i];
+        }
+    });
     for (std::size_t s = 0; s < n; ++s) {
-        const std::size_t i = static_cast<std::size_t>(items[s] & index_mask);
         const std::uint64_t key = items[s] >> index_bits;
-        b.ids[s] = l.ids[i];
-        for (std::size_t a = 0; a < D; ++a) b.coords[a][s] = l.pts[i][a];
-        if (radii != nullptr) b.r2[s] = radii[i] * radii[i];
         if (s == 0 || key != b.keys.back()) {
             b.keys.push_back(key);
             b.starts.push_back(s);
@@ -348,13 +368,14 @@ bool neighbour_rows(const point_list<T, D, SId>& source, const point_list<T, D, 
     if (!make_grid(bounds, total, r, g)) return false;
     // Radii go with the targets for the symmetric rule, and with the sources (which are the
     // targets when self) for both rules.
-    const bucketed<T, D, TId> target = bucket(tl, g, variable && (radii.symmetric || self) ? radii.target : nullptr);
+    const bucketed<T, D, TId> target =
+        bucket(tl, g, variable && (radii.symmetric || self) ? radii.target : nullptr, threads);
     bucketed<T, D, SId> source_own;
     const bucketed<T, D, SId>* source_cells = &source_own;
     if constexpr (std::is_same<SId, TId>::value) {
         if (self) source_cells = &target;
     }
-    if (source_cells == &source_own) source_own = bucket(source, g, variable ? radii.source : nullptr);
+    if (source_cells == &source_own) source_own = bucket(source, g, variable ? radii.source : nullptr, threads);
     const bucketed<T, D, SId>& src = *source_cells;
 
     const T r2 = r * r;
@@ -363,6 +384,12 @@ bool neighbour_rows(const point_list<T, D, SId>& source, const point_list<T, D, 
     const kernels::level level = kernels::active_level();
     const T* cols[D];
     target.pointers(cols);
+    // The targets' own squared radii, which pair points under the symmetric rule.
+    const T* target_r2 = variable && radii.symmetric ? target.r2.data() : nullptr;
+    // What the candidates carry through the box filter: their ids when 32-bit (read as
+    // whole vectors, so padded), else their positions.
+    const std::uint32_t* target_tags = nullptr;
+    if constexpr (std::is_same<TId, std::uint32_t>::value) target_tags = target.ids.data();
     const std::size_t cells = src.keys.size();
     constexpr std::size_t cells_per_chunk = 256;
     const std::size_t chunks = (cells + cells_per_chunk - 1) / cells_per_chunk;
@@ -372,10 +399,10 @@ bool neighbour_rows(const point_list<T, D, SId>& source, const point_list<T, D, 
     // axis by axis into one range for the kernels.
     struct near_cell {
         std::vector<std::pair<std::size_t, std::size_t>> runs;
-        std::vector<std::uint32_t> where;  // candidate h is target point where[h]
         std::vector<T> coords[D];
-        std::vector<TId> ids;  // its id
-        std::vector<T> r2s;    // its radius squared (symmetric radii)
+        std::vector<std::uint32_t> tags;  // 32-bit ids: candidate h's id; others: its position in target
+        std::vector<TId> ids;             // others: candidate h's id
+        std::vector<T> r2s;               // its radius squared (symmetric radii)
         const T* cols[D];
         const T* cand_r2 = nullptr;
         std::size_t count = 0;
@@ -384,6 +411,8 @@ bool neighbour_rows(const point_list<T, D, SId>& source, const point_list<T, D, 
         nc.runs.clear();
         finder.find(src.keys[c], nc.runs);
     };
+    constexpr bool ids32 = std::is_same<TId, std::uint32_t>::value;
+    const bool with_r2 = target_r2 != nullptr;
     auto gather = [&](std::size_t c, near_cell& nc) {
         T lo[D], hi[D];
         const std::size_t first = src.starts[c], last = src.starts[c + 1];
@@ -403,26 +432,31 @@ bool neighbour_rows(const point_list<T, D, SId>& source, const point_list<T, D, 
         }
         std::size_t room = kernels::lanes_max;
         for (const auto& run : nc.runs) room += run.second - run.first;
-        if (nc.where.size() < room) nc.where.resize(room);
+        for (auto& v : nc.coords)
+            if (v.size() < room) v.resize(room);
+        if (nc.tags.size() < room) nc.tags.resize(room);
+        if (with_r2 && nc.r2s.size() < room) nc.r2s.resize(room);
         std::size_t m = 0;
-        for (const auto& run : nc.runs)
-            m += kernels::near_box<T, D>(level, lo, hi, cols, run.first, run.second, reach2, nc.where.data() + m);
-        for (std::size_t a = 0; a < D; ++a) {
-            nc.coords[a].resize(m + kernels::lanes_max);
-            T* to = nc.coords[a].data();
-            const T* from = cols[a];
-            for (std::size_t h = 0; h < m; ++h) to[h] = from[nc.where[h]];
-            std::fill(to + m, to + m + kernels::lanes_max, std::numeric_limits<T>::quiet_NaN());
-            nc.cols[a] = to;
+        for (const auto& run : nc.runs) {
+            T* out[D];
+            for (std::size_t a = 0; a < D; ++a) out[a] = nc.coords[a].data() + m;
+            m += kernels::near_box_copy<T, D>(level, lo, hi, cols, target_tags, target_r2, run.first, run.second,
+                                              reach2, out, nc.tags.data() + m, with_r2 ? nc.r2s.data() + m : nullptr);
         }
-        nc.ids.resize(m + kernels::lanes_max);  // read in whole vectors, like the coordinates
-        for (std::size_t h = 0; h < m; ++h) nc.ids[h] = target.ids[nc.where[h]];
+        // The kernels read whole vectors: NaN past the last candidate is never a hit.
+        constexpr T nan = std::numeric_limits<T>::quiet_NaN();
+        for (std::size_t a = 0; a < D; ++a) {
+            std::fill(nc.coords[a].data() + m, nc.coords[a].data() + m + kernels::lanes_max, nan);
+            nc.cols[a] = nc.coords[a].data();
+        }
         nc.cand_r2 = nullptr;
-        if (variable && radii.symmetric) {
-            nc.r2s.resize(m + kernels::lanes_max);
-            for (std::size_t h = 0; h < m; ++h) nc.r2s[h] = target.r2[nc.where[h]];
-            std::fill(nc.r2s.begin() + static_cast<std::ptrdiff_t>(m), nc.r2s.end(), std::numeric_limits<T>::quiet_NaN());
+        if (with_r2) {
+            std::fill(nc.r2s.data() + m, nc.r2s.data() + m + kernels::lanes_max, nan);
             nc.cand_r2 = nc.r2s.data();
+        }
+        if (!ids32) {
+            nc.ids.resize(m);
+            for (std::size_t h = 0; h < m; ++h) nc.ids[h] = target.ids[nc.tags[h]];
         }
         nc.count = m;
     };
@@ -444,11 +478,14 @@ bool neighbour_rows(const point_list<T, D, SId>& source, const point_list<T, D, 
                 offsets[static_cast<std::size_t>(src.ids[src.starts[c]]) + 1] = 0;
                 continue;
             }
-            gather(c, nc);
+            // Counts straight over the runs: gathering the candidates near the cell's box
+            // (as pass 2 does) costs more here than the distance tests it saves.
             for (std::size_t k = src.starts[c]; k < src.starts[c + 1]; ++k) {
                 T p[D];
                 point_at(k, p);
-                std::size_t n = kernels::count_within<T, D>(level, p, nc.cols, nc.cand_r2, 0, nc.count, radius2_at(k));
+                std::size_t n = 0;
+                for (const auto& run : nc.runs)
+                    n += kernels::count_within<T, D>(level, p, cols, target_r2, run.first, run.second, radius2_at(k));
                 // The point itself is among its cell's candidates and a hit (its distance
                 // to itself is 0, the coordinates being finite, and radii are >= 0).
                 if (self) --n;
@@ -488,7 +525,7 @@ bool neighbour_rows(const point_list<T, D, SId>& source, const point_list<T, D, 
                 std::size_t n = 0;
                 if constexpr (std::is_same<TId, std::uint32_t>::value) {
                     // The ids straight from the kernel.
-                    n = kernels::hit_ids<T, D>(level, p, nc.cols, nc.cand_r2, nc.ids.data(), 0, nc.count,
+                    n = kernels::hit_ids<T, D>(level, p, nc.cols, nc.cand_r2, nc.tags.data(), 0, nc.count,
                                                radius2_at(k), self, me, row_ids.data());
                 } else {
                     const std::size_t h = kernels::hits_within<T, D>(level, p, nc.cols, nc.cand_r2, 0, nc.count,

@@ -206,6 +206,20 @@ std::size_t near_box_portable(const T* lo, const T* hi, const T* const* c, std::
     return n;
 }
 
+template <class T, std::size_t D>
+std::size_t near_box_copy_portable(const T* lo, const T* hi, const T* const* c, const std::uint32_t* tags,
+                                   const T* extra, std::size_t first, std::size_t last, T bound, T* const* out_c,
+                                   std::uint32_t* out_tag, T* out_extra) noexcept {
+    std::size_t n = 0;
+    for (std::size_t i = first; i < last; ++i) {
+        for (std::size_t a = 0; a < D; ++a) out_c[a][n] = c[a][i];
+        out_tag[n] = tags != nullptr ? tags[i] : static_cast<std::uint32_t>(i);
+        if (extra != nullptr) out_extra[n] = extra[i];
+        n += candidate_box_distance_sq<T, D>(lo, hi, c, i) <= bound ? 1u : 0u;
+    }
+    return n;
+}
+
 #ifdef QUOCT_X86_DISPATCH
 // GCC 12 warns about its own _mm512_undefined_* inside the AVX-512 intrinsics.
 #if defined(__GNUC__) && !defined(__clang__)
@@ -382,6 +396,50 @@ QUOCT_TARGET_AVX2 std::size_t near_box_avx2(const T* lo, const T* hi, const T* c
     return n;
 }
 
+/// Stores the lanes of v that `order` selects (from avx2_order), in order, at out.
+QUOCT_TARGET_AVX2 inline void avx2_store_selected(float* out, __m256 v, __m256i order) noexcept {
+    _mm256_storeu_ps(out, _mm256_permutevar8x32_ps(v, order));
+}
+QUOCT_TARGET_AVX2 inline void avx2_store_selected(double* out, __m256d v, __m256i order) noexcept {
+    // Double lane k is float lanes 2k and 2k + 1.
+    const __m256i pairs = _mm256_add_epi32(
+        _mm256_slli_epi32(_mm256_permutevar8x32_epi32(order, _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3)), 1),
+        _mm256_setr_epi32(0, 1, 0, 1, 0, 1, 0, 1));
+    _mm256_storeu_pd(out, _mm256_castps_pd(_mm256_permutevar8x32_ps(_mm256_castpd_ps(v), pairs)));
+}
+/// The lanes set in an 8-bit mask, in increasing order, as a permutation vector.
+QUOCT_TARGET_AVX2 inline __m256i avx2_order(unsigned mask) noexcept {
+    const __m256i packed = _mm256_set1_epi32(static_cast<int>(compress_lut.packed[mask & 0xffu]));
+    return _mm256_and_si256(_mm256_srlv_epi32(packed, _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28)),
+                            _mm256_set1_epi32(15));
+}
+
+template <class T, std::size_t D>
+QUOCT_TARGET_AVX2 std::size_t near_box_copy_avx2(const T* lo, const T* hi, const T* const* c, const std::uint32_t* tags,
+                                                 const T* extra, std::size_t first, std::size_t last, T bound,
+                                                 T* const* out_c, std::uint32_t* out_tag, T* out_extra) noexcept {
+    using V = avx2_ops<T>;
+    constexpr std::size_t lanes = 32 / sizeof(T);
+    std::size_t n = 0;
+    for (std::size_t i = first; i < last; i += lanes) {
+        const unsigned mask = avx2_near_box<T, D>(lo, hi, c, i, bound) & lanes_below(last - i);
+        if (mask == 0) continue;
+        const __m256i order = avx2_order(mask);
+        for (std::size_t a = 0; a < D; ++a) avx2_store_selected(out_c[a] + n, V::load(c[a] + i), order);
+        if (extra != nullptr) avx2_store_selected(out_extra + n, V::load(extra + i), order);
+        if (tags != nullptr) {
+            // 8 tags (for doubles the upper 4 are never selected).
+            const __m256i tag = lanes == 8 ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(tags + i))
+                                           : _mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(tags + i)));
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(out_tag + n), _mm256_permutevar8x32_epi32(tag, order));
+        } else {
+            avx2_store_positions(out_tag + n, mask, i);
+        }
+        n += static_cast<std::size_t>(_mm_popcnt_u32(mask));
+    }
+    return n;
+}
+
 // --- AVX-512: 16 floats or 8 doubles a step ----------------------------------------------
 
 /// The AVX-512 operations on T (as avx2_ops; comparisons give masks).
@@ -402,6 +460,10 @@ struct avx512_ops<float> {
         return s;
     }
     QUOCT_TARGET_AVX512 static unsigned le(vec a, vec b) noexcept { return _mm512_cmp_ps_mask(a, b, _CMP_LE_OQ); }
+    /// Stores the lanes of v set in mask, in order, at out (a whole register is written).
+    QUOCT_TARGET_AVX512 static void store_selected(float* out, unsigned mask, vec v) noexcept {
+        _mm512_storeu_ps(out, _mm512_maskz_compress_ps(static_cast<__mmask16>(mask), v));
+    }
 };
 template <>
 struct avx512_ops<double> {
@@ -418,6 +480,9 @@ struct avx512_ops<double> {
         return s;
     }
     QUOCT_TARGET_AVX512 static unsigned le(vec a, vec b) noexcept { return _mm512_cmp_pd_mask(a, b, _CMP_LE_OQ); }
+    QUOCT_TARGET_AVX512 static void store_selected(double* out, unsigned mask, vec v) noexcept {
+        _mm512_storeu_pd(out, _mm512_maskz_compress_pd(static_cast<__mmask8>(mask), v));
+    }
 };
 
 template <class T, std::size_t D>
@@ -566,6 +631,34 @@ QUOCT_TARGET_AVX2 void avx2_sort_u32(std::uint32_t* p, std::size_t n) noexcept {
         _mm256_maskstore_epi32(reinterpret_cast<int*>(p + at),
                                _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(here)), lane), v[r]);
     }
+}
+
+template <class T, std::size_t D>
+QUOCT_TARGET_AVX512 std::size_t near_box_copy_avx512(const T* lo, const T* hi, const T* const* c,
+                                                     const std::uint32_t* tags, const T* extra, std::size_t first,
+                                                     std::size_t last, T bound, T* const* out_c,
+                                                     std::uint32_t* out_tag, T* out_extra) noexcept {
+    using V = avx512_ops<T>;
+    constexpr std::size_t lanes = 64 / sizeof(T);
+    std::size_t n = 0;
+    for (std::size_t i = first; i < last; i += lanes) {
+        const unsigned mask = avx512_near_box<T, D>(lo, hi, c, i, bound) & lanes_below(last - i);
+        if (mask == 0) continue;
+        for (std::size_t a = 0; a < D; ++a) V::store_selected(out_c[a] + n, mask, V::load(c[a] + i));
+        if (extra != nullptr) V::store_selected(out_extra + n, mask, V::load(extra + i));
+        if (tags == nullptr) {
+            avx512_store_positions<lanes>(out_tag + n, mask, i);
+        } else if constexpr (lanes == 16) {
+            _mm512_storeu_si512(out_tag + n,
+                                _mm512_maskz_compress_epi32(static_cast<__mmask16>(mask), _mm512_loadu_si512(tags + i)));
+        } else {
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(out_tag + n),
+                                _mm256_maskz_compress_epi32(static_cast<__mmask8>(mask),
+                                                            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(tags + i))));
+        }
+        n += static_cast<std::size_t>(_mm_popcnt_u32(mask));
+    }
+    return n;
 }
 
 // --- Sorting short rows: a bitonic network in 1, 2 or 4 registers of 16 ---------------
@@ -731,6 +824,27 @@ std::size_t near_box(level l, const T* lo, const T* hi, const T* const* c, std::
 #endif
     (void)l;
     return near_box_portable<T, D>(lo, hi, c, first, last, bound, out);
+}
+
+/// Copies the candidates i in [first, last) with distance_sq(candidate i, box [lo, hi]) <=
+/// bound, in increasing i: their coordinates to out_c[a], their tags (tags[i], or i itself
+/// when tags is null) to out_tag and, when extra is not null, extra[i] to out_extra;
+/// returns how many. Inputs readable lanes_max entries past last; outputs with room for
+/// last - first + lanes_max entries (whole vectors are stored).
+template <class T, std::size_t D>
+std::size_t near_box_copy(level l, const T* lo, const T* hi, const T* const* c, const std::uint32_t* tags,
+                          const T* extra, std::size_t first, std::size_t last, T bound, T* const* out_c,
+                          std::uint32_t* out_tag, T* out_extra) noexcept {
+#ifdef QUOCT_X86_DISPATCH
+    if constexpr (has_vector_kernels<T>) {
+        if (l == level::avx512)
+            return near_box_copy_avx512<T, D>(lo, hi, c, tags, extra, first, last, bound, out_c, out_tag, out_extra);
+        if (l == level::avx2)
+            return near_box_copy_avx2<T, D>(lo, hi, c, tags, extra, first, last, bound, out_c, out_tag, out_extra);
+    }
+#endif
+    (void)l;
+    return near_box_copy_portable<T, D>(lo, hi, c, tags, extra, first, last, bound, out_c, out_tag, out_extra);
 }
 
 }  // namespace kernels
