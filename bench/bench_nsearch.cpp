@@ -227,8 +227,10 @@ struct quoct_lib {
     static std::unique_ptr<state> first(const std::vector<pt>& pts, float r, unsigned threads) {
         return std::unique_ptr<state>(new state{&pts, r, threads, quoct::neighbor_lists(pts, r, threads)});
     }
-    static void before_step(state& s) { s.table = lists(); }  // frees the old lists untimed
-    static void step(state& s) { s.table = quoct::neighbor_lists(*s.pts, s.r, s.threads); }
+    static void before_step(state&) {}
+    // Into the same table every step, as a simulation calls it (as the peers keep their
+    // buffers from step to step).
+    static void step(state& s) { quoct::neighbor_lists(*s.pts, s.r, s.table, s.threads); }
     static std::size_t entries(const state& s, std::size_t) { return s.table.values.size(); }
     static lists rows(const state& s, std::size_t) { return s.table; }
 };

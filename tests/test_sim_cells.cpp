@@ -502,3 +502,33 @@ TEST_CASE("neighbour lists on arrays: two sets, order, reorder, bad input", "[si
     CHECK_THROWS_WITH(quoct::neighbor_lists(fluid, h, quoct::radius_rule::larger),
                       Catch::Matchers::Contains("radius 9 is NaN"));
 }
+
+TEST_CASE("neighbour lists into a reused table, step after step, at every level", "[sim][cells]") {
+    level_guard guard;
+    std::mt19937_64 rng(8);
+    auto pts = lattice<float, 3>(rng, 9, 0.25, 0.125, 0);
+    for (kn::level l : levels_here()) {
+        kn::use_level(l);
+        quoct::csr<std::uint32_t> table;
+        table.values.assign(5000, 77);  // stale contents: every entry must be rewritten
+        // Growing (more pairs), shrinking (fewer points, then a smaller radius), empty, and
+        // growing again, each into the same table.
+        const std::size_t sizes[] = {pts.size(), pts.size(), pts.size() / 2, pts.size() / 2, 0, pts.size()};
+        const float radii[] = {1.0f, 2.0f, 2.0f, 1.0f, 1.0f, 1.5f};
+        for (std::size_t step = 0; step < 6; ++step) {
+            const std::vector<quoct::point<float, 3>> now(pts.begin(), pts.begin() + static_cast<std::ptrdiff_t>(sizes[step]));
+            INFO("level " << kn::level_name(l) << ", step " << step);
+            quoct::neighbor_lists(now, radii[step], table, step % 2 ? 2u : 1u);
+            const auto expect = brute_lists(now, now, radii[step], true);
+            CHECK(table.offsets == expect.offsets);
+            CHECK(table.values == expect.values);
+        }
+        // Bad input throws before the table is touched.
+        auto broken = pts;
+        broken[5][2] = std::numeric_limits<float>::infinity();
+        const auto before = table.values;
+        CHECK_THROWS_WITH(quoct::neighbor_lists(broken, 1.0f, table), Catch::Matchers::Contains("points[5]"));
+        CHECK_THROWS_AS(quoct::neighbor_lists(pts, -1.0f, table), std::invalid_argument);
+        CHECK(table.values == before);
+    }
+}

@@ -449,6 +449,29 @@ void check_points(const std::vector<point<T, D>>& points, const char* what) {
 }  // namespace sim
 }  // namespace detail
 
+/// As neighbor_lists(points, r, threads) below, into `lists`, whose memory is kept and reused:
+/// the call for every time step of a simulation, which then allocates and zero-fills
+/// nothing once the table has reached its size. Throws as neighbor_lists, before touching
+/// `lists`; after any other exception (std::bad_alloc) its contents are unspecified.
+template <class T, std::size_t D>
+void neighbor_lists(const std::vector<point<T, D>>& points, typename point<T, D>::scalar_type r,
+                    csr<std::uint32_t>& lists, unsigned threads = 1) {
+    detail::sim::check_pair_radius(r);
+    if (points.size() > std::numeric_limits<std::uint32_t>::max())
+        throw std::length_error("quoct::neighbor_lists: 2^32 points or more (ids are 32-bit)");
+    detail::sim::check_points(points, "points");
+    if constexpr (detail::kernels::has_vector_kernels<T>) {
+        if (detail::radius_bound<T, D>(r).plain &&
+            detail::kernels::active_level() != detail::kernels::level::portable) {
+            const auto l = detail::cells::points_at<T, D, std::uint32_t>(points.data(), points.size());
+            if (detail::cells::neighbour_rows(l, l, r, points.size(), threads, true, lists.offsets, lists.values))
+                return;
+        }
+    }
+    // Through an index otherwise (whose constructor refuses non-finite coordinates).
+    lists = neighbor_lists(orthtree<T, D>(points), r, threads);
+}
+
 /// Neighbour lists of the points of an array, with no index to build: row i holds, in
 /// increasing order, the positions j != i of the points within distance r of points[i]
 /// (the core's closed ball). The same table as neighbor_lists(orthtree<T, D>(points), r,
@@ -458,29 +481,16 @@ void check_points(const std::vector<point<T, D>>& points, const char* what) {
 template <class T, std::size_t D>
 csr<std::uint32_t> neighbor_lists(const std::vector<point<T, D>>& points, typename point<T, D>::scalar_type r,
                                   unsigned threads = 1) {
-    detail::sim::check_pair_radius(r);
-    if (points.size() > std::numeric_limits<std::uint32_t>::max())
-        throw std::length_error("quoct::neighbor_lists: 2^32 points or more (ids are 32-bit)");
-    detail::sim::check_points(points, "points");
-    if constexpr (detail::kernels::has_vector_kernels<T>) {
-        if (detail::radius_bound<T, D>(r).plain &&
-            detail::kernels::active_level() != detail::kernels::level::portable) {
-            const auto l = detail::cells::points_at<T, D, std::uint32_t>(points.data(), points.size());
-            csr<std::uint32_t> table;
-            if (detail::cells::neighbour_rows(l, l, r, points.size(), threads, true, table.offsets, table.values))
-                return table;
-        }
-    }
-    // Through an index otherwise (whose constructor refuses non-finite coordinates).
-    return neighbor_lists(orthtree<T, D>(points), r, threads);
+    csr<std::uint32_t> table;
+    neighbor_lists(points, r, table, threads);
+    return table;
 }
 
-/// Neighbour lists across two arrays of points (e.g. fluid and boundary particles): row i
-/// (a position in `points`) holds, in increasing order, the positions in `others` of the
-/// points within distance r of points[i]. Otherwise as neighbor_lists(points, r, threads).
+/// As neighbor_lists(points, others, r, threads) (below), into `lists`, whose memory is
+/// kept and reused, as neighbor_lists(points, r, lists, threads).
 template <class T, std::size_t D>
-csr<std::uint32_t> neighbor_lists(const std::vector<point<T, D>>& points, const std::vector<point<T, D>>& others,
-                                  typename point<T, D>::scalar_type r, unsigned threads = 1) {
+void neighbor_lists(const std::vector<point<T, D>>& points, const std::vector<point<T, D>>& others,
+                    typename point<T, D>::scalar_type r, csr<std::uint32_t>& lists, unsigned threads = 1) {
     detail::sim::check_pair_radius(r);
     if (points.size() > std::numeric_limits<std::uint32_t>::max() ||
         others.size() > std::numeric_limits<std::uint32_t>::max())
@@ -492,12 +502,22 @@ csr<std::uint32_t> neighbor_lists(const std::vector<point<T, D>>& points, const 
             detail::kernels::active_level() != detail::kernels::level::portable) {
             const auto a = detail::cells::points_at<T, D, std::uint32_t>(points.data(), points.size());
             const auto b = detail::cells::points_at<T, D, std::uint32_t>(others.data(), others.size());
-            csr<std::uint32_t> table;
-            if (detail::cells::neighbour_rows(a, b, r, points.size(), threads, false, table.offsets, table.values))
-                return table;
+            if (detail::cells::neighbour_rows(a, b, r, points.size(), threads, false, lists.offsets, lists.values))
+                return;
         }
     }
-    return neighbor_lists(orthtree<T, D>(points), orthtree<T, D>(others), r, threads);
+    lists = neighbor_lists(orthtree<T, D>(points), orthtree<T, D>(others), r, threads);
+}
+
+/// Neighbour lists across two arrays of points (e.g. fluid and boundary particles): row i
+/// (a position in `points`) holds, in increasing order, the positions in `others` of the
+/// points within distance r of points[i]. Otherwise as neighbor_lists(points, r, threads).
+template <class T, std::size_t D>
+csr<std::uint32_t> neighbor_lists(const std::vector<point<T, D>>& points, const std::vector<point<T, D>>& others,
+                                  typename point<T, D>::scalar_type r, unsigned threads = 1) {
+    csr<std::uint32_t> table;
+    neighbor_lists(points, others, r, table, threads);
+    return table;
 }
 
 /// How per-point radii (SPH's variable smoothing lengths) pair points in neighbor_lists.

@@ -339,9 +339,9 @@ struct point_radii {
 /// Neighbour rows (see the note at the top) of every point of `source` among the points of
 /// `target`: row i (i a source id < rows) the sorted target ids within r (or within the
 /// radii of `radii` when it has any), without i itself when `self` (then source and target
-/// are the same list). Fills offsets (rows + 1) and values as a csr; returns false,
-/// touching neither, when the cell engine does not apply (see make_grid and all_finite;
-/// 2^31 points or more).
+/// are the same list). Fills offsets (rows + 1) and values as a csr, reusing their memory;
+/// returns false, touching neither, when the cell engine does not apply (see make_grid and
+/// all_finite; 2^31 points or more). After an exception their contents are unspecified.
 template <class T, std::size_t D, class SId, class TId>
 bool neighbour_rows(const point_list<T, D, SId>& source, const point_list<T, D, TId>& tl, T r, std::size_t rows,
                     unsigned threads, bool self, std::vector<std::size_t>& offsets_out, std::vector<TId>& values_out,
@@ -464,7 +464,10 @@ bool neighbour_rows(const point_list<T, D, SId>& source, const point_list<T, D, 
         for (std::size_t a = 0; a < D; ++a) p[a] = src.coords[a][k];
     };
 
-    std::vector<std::size_t> offsets(rows + 1, 0);
+    // The table goes straight into the caller's vectors, whose memory is reused (a
+    // simulation asks for the lists of every step into the same table).
+    std::vector<std::size_t>& offsets = offsets_out;
+    offsets.assign(rows + 1, 0);
     // Pass 1: the length of every row.
     sim::for_each_chunk(chunks, threads, [&](std::size_t chunk) {
         near_cell nc;
@@ -494,10 +497,13 @@ bool neighbour_rows(const point_list<T, D, SId>& source, const point_list<T, D, 
         }
     });
     for (std::size_t i = 0; i < rows; ++i) offsets[i + 1] += offsets[i];
-    std::vector<TId> values;
-    values.reserve(offsets[rows]);
-    advise_huge_pages(values.data(), values.capacity() * sizeof(TId));
-    values.resize(offsets[rows]);
+    std::vector<TId>& values = values_out;
+    if (values.capacity() < offsets[rows]) {
+        values = std::vector<TId>();  // the old table goes before the new one comes
+        values.reserve(offsets[rows]);
+        advise_huge_pages(values.data(), values.capacity() * sizeof(TId));
+    }
+    values.resize(offsets[rows]);  // zero-fills only what it did not hold before
 
     // Pass 2: every row, sorted, into its place.
     sim::for_each_chunk(chunks, threads, [&](std::size_t chunk) {
@@ -544,8 +550,6 @@ bool neighbour_rows(const point_list<T, D, SId>& source, const point_list<T, D, 
             }
         }
     });
-    offsets_out = std::move(offsets);
-    values_out = std::move(values);
     return true;
 }
 
