@@ -5,6 +5,7 @@
 // duplicates, radii far below the extent, 1 to 4 dimensions, two threads.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -531,4 +532,62 @@ TEST_CASE("neighbour lists into a reused table, step after step, at every level"
         CHECK_THROWS_AS(quoct::neighbor_lists(pts, -1.0f, table), std::invalid_argument);
         CHECK(table.values == before);
     }
+}
+
+namespace {
+
+// Ball queries and counts at every kernel level against brute force with the core's
+// predicate, on a tree of Id ids: balls centred on the points themselves at radii that are
+// real squared distances (ties at inexact distances), and balls around the last stored
+// points (the kernels stop short of the end of the storage).
+template <class T, std::size_t D, class Id>
+void ball_queries_match(const std::vector<quoct::point<T, D>>& pts) {
+    level_guard guard;
+    const quoct::orthtree<T, D, Id> tree(pts);
+    std::mt19937_64 rng(pts.size());
+    std::uniform_int_distribution<std::size_t> pick(0, pts.size() - 1);
+    std::vector<Id> got;
+    for (int round = 0; round < 60; ++round) {
+        const std::size_t i = round < 10 ? pts.size() - 1 - static_cast<std::size_t>(round) % pts.size() : pick(rng);
+        const std::size_t j = pick(rng);
+        const quoct::point<T, D> c = pts[i];
+        // A radius whose square is a real distance_sq (some of them tie exactly), or not.
+        T r = std::sqrt(quoct::distance_sq(c, pts[j]));
+        if (round % 3 == 0) r = std::nextafter(r, T(0));
+        const T r2 = r * r;
+        std::vector<Id> expect;
+        for (std::size_t k = 0; k < pts.size(); ++k)
+            if (quoct::distance_sq(pts[k], c) <= r2) expect.push_back(static_cast<Id>(k));
+        for (kn::level l : levels_here()) {
+            kn::use_level(l);
+            INFO("level " << kn::level_name(l) << ", round " << round << ", n " << pts.size() << ", D " << D);
+            tree.query(quoct::ball<T, D>{c, r}, got);
+            std::sort(got.begin(), got.end());
+            CHECK(got == expect);
+            CHECK(tree.count(quoct::ball<T, D>{c, r}) == expect.size());
+        }
+    }
+}
+
+}  // namespace
+
+TEST_CASE("ball queries and counts use the kernels at every level, exactly", "[sim][cells][kernels]") {
+    std::mt19937_64 rng(21);
+    for (std::size_t n : {5u, 17u, 40u, 3000u}) {
+        std::vector<quoct::point<float, 3>> f(n);
+        std::vector<quoct::point<double, 2>> d(n);
+        std::uniform_real_distribution<double> u(-1, 1);
+        for (auto& p : f)
+            for (std::size_t a = 0; a < 3; ++a) p[a] = static_cast<float>(u(rng));
+        for (auto& p : d)
+            for (std::size_t a = 0; a < 2; ++a) p[a] = u(rng);
+        ball_queries_match<float, 3, std::uint32_t>(f);
+        ball_queries_match<double, 2, std::uint32_t>(d);
+        ball_queries_match<float, 3, std::uint64_t>(f);
+    }
+    // Integer lattices: pairs at exactly d = r by the thousand.
+    auto lat = lattice<float, 3>(rng, 12, 0, 1, 0);
+    ball_queries_match<float, 3, std::uint32_t>(lat);
+    auto lat2 = lattice<double, 2>(rng, 40, 0.5, 0.25, -7);
+    ball_queries_match<double, 2, std::uint32_t>(lat2);
 }

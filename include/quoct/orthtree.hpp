@@ -31,6 +31,7 @@
 
 #include "detail/knn.hpp"
 #include "detail/morton.hpp"
+#include "detail/pair_kernels.hpp"
 #include "detail/query_shapes.hpp"
 #include "detail/section.hpp"
 #include "detail/validate.hpp"
@@ -516,6 +517,31 @@ private:
         return true;
     }
 
+    // The vector kernels of the neighbour lists (detail/pair_kernels.hpp) count the points
+    // of the leaves a plain ball straddles, with the ball's own arithmetic (distance_sq in
+    // T, never fused, <= radius_sq): for float and double, at the AVX2 or AVX-512 level.
+    // They read whole vectors past a range, so ranges stop kernels::lanes_max points short
+    // of the end of the stored points (the few after go through the loop). Measured: counts
+    // 8 to 20% faster; collecting ids the same way was no faster for balls of 256 points
+    // and 2 to 5% slower for balls of 32, so query() keeps its branch-free loop.
+    template <class Query>
+    static constexpr bool kernel_ball =
+        detail::kernels::has_vector_kernels<T> && std::is_same<Query, detail::ball_query<T, D, true>>::value;
+    // The end of the part of [b, e) the kernels may take: b when they do not run here.
+    std::size_t kernel_end(std::size_t b, std::size_t e, detail::kernels::level l) const noexcept {
+        if (l == detail::kernels::level::portable || size_ < detail::kernels::lanes_max ||
+            size_ > std::numeric_limits<std::uint32_t>::max())
+            return b;
+        return std::max(b, std::min(e, size_ - detail::kernels::lanes_max));
+    }
+    template <class Query>
+    void ball_kernel_args(const Query& q, T (&center)[D], const T* (&cols)[D]) const noexcept {
+        for (std::size_t a = 0; a < D; ++a) {
+            center[a] = q.center[a];
+            cols[a] = axis(a);
+        }
+    }
+
     template <class Query>
     void collect(const Query& q, std::vector<Id>& out) const {
         out.clear();
@@ -546,6 +572,7 @@ private:
     template <class Query>
     std::size_t count_in(const Query& q) const {
         std::size_t total = 0;
+        [[maybe_unused]] const detail::kernels::level level = detail::kernels::active_level();
         traverse(
             q,
             [&](std::size_t b, std::size_t e) {
@@ -553,6 +580,16 @@ private:
                 return true;
             },
             [&](std::size_t b, std::size_t e) {
+                if constexpr (kernel_ball<Query>) {
+                    const std::size_t v_end = kernel_end(b, e, level);
+                    if (v_end != b) {
+                        T center[D];
+                        const T* cols[D];
+                        ball_kernel_args(q, center, cols);
+                        total += detail::kernels::count_within<T, D>(level, center, cols, nullptr, b, v_end, q.radius_sq);
+                        b = v_end;
+                    }
+                }
                 // Counted in T in short runs: exact, and the loop vectorises.
                 constexpr std::size_t chunk = 1024;
                 for (std::size_t s = b; s < e; s += chunk) {
