@@ -146,6 +146,8 @@ std::vector<std::vector<std::string>> cells_of(const location_table& table, cons
         if (has_altitudes(table))
             row.push_back(std::isnan(table.altitudes[h.id]) ? std::string() : shortest_decimal(table.altitudes[h.id]));
         if (options.with_distance) row.push_back(kilometres(h.metres));
+        if (!options.extra_columns.empty())
+            row.insert(row.end(), options.extra_values[h.extra].begin(), options.extra_values[h.extra].end());
         cells.push_back(std::move(row));
     }
     return cells;
@@ -209,7 +211,14 @@ void write_geojson(std::ostream& out, const location_table& table, const std::ve
         for (std::size_t c = 0; c < table.columns.size(); ++c)
             if (json_value(table.values.field(h.id, c), table.kind(h.id, c), value))
                 members.emplace_back(names[first + c], std::move(value));
-        if (options.with_distance) members.emplace_back(names.back(), std::round(h.metres) / 1000);
+        const std::size_t extras = options.extra_columns.size();
+        if (options.with_distance) members.emplace_back(names[names.size() - 1 - extras], std::round(h.metres) / 1000);
+        for (std::size_t k = 0; k < extras; ++k) {
+            const auto& kinds = options.extra_kinds;
+            const value_kind kind = h.extra < kinds.size() && k < kinds[h.extra].size() ? kinds[h.extra][k] : value_kind::text;
+            if (json_value(options.extra_values[h.extra][k], kind, value))
+                members.emplace_back(names[names.size() - extras + k], std::move(value));
+        }
         json coordinates = {table.locations[h.id].lon, table.locations[h.id].lat};
         if (has_altitudes(table) && !std::isnan(table.altitudes[h.id])) coordinates.push_back(table.altitudes[h.id]);
         json feature = {{"type", "Feature"}};
@@ -514,6 +523,7 @@ std::vector<std::string> output_columns(const location_table& table, const write
     if (!geojson) after.insert(after.end(), {"lon", "lat"});
     if (!geojson && has_altitudes(table)) after.push_back("altitude");
     if (options.with_distance) after.push_back("distance_km");
+    after.insert(after.end(), options.extra_columns.begin(), options.extra_columns.end());
     reserved = after;
     std::vector<std::string> names;
     if (!options.center_column.empty()) {
@@ -534,6 +544,13 @@ void write_locations(std::ostream& out, const location_table& table, const std::
     }
     const auto cells = cells_of(table, hits, options);
     if (options.format == output_format::csv)
+        write_csv(out, cells);
+    else
+        write_table(out, cells);
+}
+
+void write_rows(std::ostream& out, const std::vector<std::vector<std::string>>& cells, output_format format) {
+    if (format == output_format::csv)
         write_csv(out, cells);
     else
         write_table(out, cells);

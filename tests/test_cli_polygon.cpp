@@ -112,7 +112,7 @@ TEST_CASE("cli polygon: SRIDs, self-intersections, poles and missing options fai
     CHECK(r.err == "quoct: error: --wkt: invalid polygon: it intersects itself (the outer ring crosses or touches itself)\n");
     r = run_polygon("--wkt 'POLYGON((0 80, 90 80, 180 80, -90 80, 0 80))'");
     CHECK(r.status == 1);
-    CHECK(r.err.find("quoct: error: --wkt: invalid polygon: a polygon ring goes round a pole") == 0);
+    CHECK(r.err.find("quoct: error: --wkt: invalid polygon: a polygon ring goes round the north pole") == 0);
     r = run_polygon("--geojson '{\"type\":\"Point\",\"coordinates\":[1,2]}'");
     CHECK(r.status == 1);
     CHECK(r.err == "quoct: error: --geojson: not a GeoJSON Polygon or MultiPolygon (a Point)\n");

@@ -167,11 +167,20 @@ void check_vertices(const Areal& area) {
     });
 }
 
+/// How far from 360 degrees an edge's width may be and still count as 360: an edge between
+/// lon 180 and lon -180, each within 8 units in the last place of 180 (2.3e-13 degrees,
+/// some 25 nm on the ground), runs along one meridian's two names, as an edge closing a
+/// ring along a pole does. Data written by other tools (Natural Earth's Antarctica from
+/// shapely, for one) puts such a vertex at -179.99999999999994 rather than -180.
+constexpr double same_meridian_tolerance = 8 * 2.842170943040401e-14;  // 8 ulp(180) = 8 * 2^-45
+
 /// The edge rule: how many turns of 360 degrees to add to an edge's end (and every vertex
-/// after it) so that an edge more than 180 and less than 360 degrees wide goes the short way.
+/// after it) so that an edge more than 180 and less than 360 degrees wide goes the short way
+/// (within same_meridian_tolerance of 360 it is 360 wide, and is not turned).
 inline int edge_turns(double from, double to) noexcept {
     const double d = to - from;
-    return d > 180.0 && d < 360.0 ? -1 : d < -180.0 && d > -360.0 ? 1 : 0;
+    constexpr double full = 360.0 - same_meridian_tolerance;
+    return d > 180.0 && d < full ? -1 : d < -180.0 && d > -full ? 1 : 0;
 }
 
 /// The unwrapped longitudes a ring spans, and whether any vertex moves.
@@ -191,9 +200,10 @@ lon_span walk_ring(Ring& ring, int offset, Visit&& visit) {
     lon_span span;
     int turns = offset;
     bool first = true;
-    double start = 0, prev = 0;
+    double start = 0, prev = 0, lat_sum = 0;
     for (auto it = boost::begin(ring); it != boost::end(ring); ++it) {
         const double lon = static_cast<double>(bg::get<0>(*it));
+        lat_sum += static_cast<double>(bg::get<1>(*it));
         if (first) start = lon; else turns += edge_turns(prev, lon);
         first = false;
         prev = lon;
@@ -203,10 +213,13 @@ lon_span walk_ring(Ring& ring, int offset, Visit&& visit) {
         span.moved = span.moved || turns != 0;
         visit(*it, unwrapped);
     }
-    if (!first && turns + edge_turns(prev, start) != offset)
+    if (!first && turns + edge_turns(prev, start) != offset) {
+        const bool south = lat_sum < 0;  // the ring's vertices lie mostly south of the equator
         throw std::invalid_argument(
-            "quoct::geo: a polygon ring goes round a pole (its edges, taken across lon 180 the short way, circle the "
-            "Earth); close it along the pole, e.g. with edges from (180, 90) to (-180, 90)");
+            std::string("quoct::geo: a polygon ring goes round the ") + (south ? "south" : "north") +
+            " pole (its edges, taken across lon 180 the short way, circle the Earth); close it along the pole, e.g. "
+            "with edges from (180, " + (south ? "-90" : "90") + ") to (-180, " + (south ? "-90" : "90") + ")");
+    }
     return span;
 }
 

@@ -18,11 +18,14 @@
 #include <iterator>
 #include <limits>
 #include <map>
+#include <mutex>
+#include <atomic>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <sys/stat.h>
 #include <system_error>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -30,6 +33,7 @@
 
 #include <quoct/geo.hpp>
 #include <quoct/geo_boost.hpp>
+#include <quoct/io/geojson_polygons.hpp>
 #include <quoct/io/location_index.hpp>
 #include <quoct/io/locations.hpp>
 #include <quoct/io/wkt.hpp>
@@ -66,6 +70,14 @@ struct query {
     std::string output;
     double width = 900;
     std::size_t leaf_size = 32;
+};
+
+/// The join subcommand's options.
+struct join_args {
+    std::string polygons;                  // --polygons FILE
+    std::vector<std::string> columns;      // --polygon-columns
+    bool inner = false, count = false;     // --inner, --count
+    std::string invalid = "stop";          // --invalid stop|skip
 };
 
 /// Thrown for a bad argument found after CLI11's parse: exit code 2, like CLI11's own.
@@ -342,12 +354,13 @@ struct commands {
     CLI::App* near;
     CLI::App* box;
     CLI::App* polygon;
+    CLI::App* join;
     CLI::App* svg;
     CLI::App* index;
 };
 
 /// Declares every subcommand and its options, writing the parsed values into c, q and a.
-commands add_commands(CLI::App& app, common& c, query& q, number_args& a) {
+commands add_commands(CLI::App& app, common& c, query& q, number_args& a, join_args& j) {
     commands cmd{};
     cmd.near = app.add_subcommand("near", "points within --km of (--lon, --lat), nearest first; or the --k nearest; "
                                           "or either for every centre of --centers");
@@ -372,6 +385,23 @@ commands add_commands(CLI::App& app, common& c, query& q, number_args& a) {
     polygon->callback([polygon] {
         if (polygon->count("--wkt") == 0 && polygon->count("--geojson") == 0) throw CLI::RequiredError("--wkt or --geojson");
     });
+    cmd.join = app.add_subcommand("join", "which polygon of a layer covers each point (boundary included): one row per "
+                                          "point and polygon, a point in none with empty polygon columns; or the count "
+                                          "of points per polygon");
+    cmd.join->add_option("--polygons", j.polygons, "GeoJSON polygons, one per feature (a FeatureCollection of Polygon or "
+                                                   "MultiPolygon features, a Feature or a geometry); - for standard input")
+        ->required();
+    cmd.join->add_option("--polygon-columns", j.columns, "properties of the polygons to add, comma separated, each as "
+                                                         "polygon_<name>; polygon_id (the feature's id, else its "
+                                                         "number from 1) always comes")
+        ->delimiter(',');
+    auto* inner = cmd.join->add_flag("--inner", j.inner, "leave out the points no polygon covers");
+    auto* count = cmd.join->add_flag("--count", j.count, "one row per polygon: polygon_id, the polygon columns, count");
+    inner->excludes(count);
+    cmd.join->add_option("--invalid", j.invalid, "an invalid polygon (it intersects itself, ...) stops the run, or is "
+                                                 "skipped with a message on stderr")
+        ->check(CLI::IsMember({"stop", "skip"}))
+        ->capture_default_str();
     cmd.svg = app.add_subcommand("svg", "an SVG picture of the quadtree over the points, with one query and its hits");
     add_centre(*cmd.svg, a, true);
     add_box(*cmd.svg, a, false);
@@ -388,11 +418,11 @@ commands add_commands(CLI::App& app, common& c, query& q, number_args& a) {
                                                    "nothing is written");
     add_input(*cmd.index, c);
     cmd.index->footer(index_footer);
-    for (auto* sub : {cmd.near, cmd.box, cmd.polygon, cmd.svg}) {
+    for (auto* sub : {cmd.near, cmd.box, cmd.polygon, cmd.join, cmd.svg}) {
         add_common(*sub, c);
         sub->footer(rules_footer);
     }
-    for (auto* sub : {cmd.near, cmd.box, cmd.polygon}) add_output(*sub, c);
+    for (auto* sub : {cmd.near, cmd.box, cmd.polygon, cmd.join}) add_output(*sub, c);
     CLI::App* near = cmd.near;
     near->callback([near] {
         if (near->count("--centers") == 0 && near->count("--lon") == 0) throw CLI::RequiredError("--lon and --lat, or --centers,");
@@ -462,6 +492,8 @@ void check_arguments(const CLI::App& used, const common& c, const number_args& a
         q.leaf_size = count_option("--leaf-size", a.leaf_size);
     }
     if (c.file == "-" && c.centers == "-") throw usage_error("FILE and --centers cannot both be '-' (standard input)");
+    if (c.file == "-" && used.get_name() == "join" && used.get_option("--polygons")->as<std::string>() == "-")
+        throw usage_error("FILE and --polygons cannot both be '-' (standard input)");
     if (c.lon_column == c.lat_column)
         throw usage_error("--lon-column and --lat-column are both '" + c.lon_column + "'; give two different columns");
 }
@@ -550,8 +582,132 @@ int run_index(const common& c, const query& q) {
     return std::cout ? 0 : 1;
 }
 
+/// The join subcommand's polygon layer: --polygons read as GeoJSON (by content, not name).
+io::polygon_layer read_layer(const std::string& path) {
+    if (path == "-") {
+        std::string text{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
+        if (std::cin.bad()) throw io::parse_error("stdin", 0, "cannot read the input");
+        std::istringstream in(std::move(text));
+        return io::read_geojson_polygon_layer(in, "stdin");
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw io::parse_error(path, 0, "cannot open");
+    return io::read_geojson_polygon_layer(in, path);
+}
+
+/// The join subcommand: every polygon of the layer against the one index over the points,
+/// polygons on every core; the rows in point order, then polygon order.
+int run_join(const join_args& j, const common& c, const io::location_index& x, const std::string& name,
+             bool explicit_name) {
+    const io::polygon_layer layer = read_layer(j.polygons);
+    std::vector<std::size_t> columns;
+    for (const std::string& col : j.columns) {
+        const std::size_t k = layer.find_column(col);
+        if (k == layer.columns.size()) {
+            std::string known;
+            for (std::size_t i = 0; i < layer.columns.size(); ++i) known += (i ? ", '" : "'") + layer.columns[i] + "'";
+            throw io::parse_error(layer.source, 0, "no polygon column '" + col + "' (--polygon-columns); the columns are " +
+                                                       (known.empty() ? "none" : known));
+        }
+        columns.push_back(k);
+    }
+    // Each feature's area, checked; null geometries and (with --invalid skip) invalid ones
+    // take part in nothing, and are reported.
+    const std::size_t features = layer.features.size();
+    std::vector<std::optional<io::wkt_multi_polygon>> areas(features);
+    for (std::size_t f = 0; f < features; ++f) {
+        if (layer.features[f].polygons.empty()) {
+            std::cerr << "quoct: " << layer.source << ": " << layer.describe(f) << " has no geometry: it covers no point\n";
+            continue;
+        }
+        try {
+            areas[f] = io::area_of(layer.features[f].polygons, layer.source + ": " + layer.describe(f));
+        } catch (const io::parse_error& e) {
+            if (j.invalid == "stop") throw;
+            std::cerr << "quoct: skipped " << e.what() << '\n';
+        }
+    }
+    const geo::index<>& ix = x.index();
+    std::vector<std::vector<std::uint32_t>> covered(features);
+    std::atomic<std::size_t> next{0};
+    std::exception_ptr failure;
+    std::mutex failure_mutex;
+    const auto work = [&] {
+        for (std::size_t f; (f = next.fetch_add(1)) < features;) {
+            if (!areas[f]) continue;
+            try {
+                covered[f] = geo::covered_by(ix, *areas[f]);
+            } catch (...) {
+                std::lock_guard<std::mutex> lock(failure_mutex);
+                if (!failure) failure = std::current_exception();
+            }
+        }
+    };
+    std::vector<std::thread> pool;
+    const unsigned threads = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), 64));
+    for (unsigned t = 1; t < threads && t < features; ++t) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
+    if (failure) std::rethrow_exception(failure);
+    const io::output_format format = format_of(c.format);
+    if (j.count) {
+        std::vector<std::size_t> which, counts;
+        for (std::size_t f = 0; f < features; ++f)
+            if (areas[f] || layer.features[f].polygons.empty()) {
+                which.push_back(f);
+                counts.push_back(covered[f].size());
+            }
+        io::write_polygon_counts(std::cout, layer, which, counts, columns, format);
+        std::cout.flush();
+        return std::cout ? 0 : 1;
+    }
+    // (point, feature) pairs in point order, then feature order.
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+    for (std::size_t f = 0; f < features; ++f)
+        for (std::uint32_t id : covered[f]) pairs.emplace_back(id, static_cast<std::uint32_t>(f));
+    std::sort(pairs.begin(), pairs.end());
+    io::write_options options;
+    options.format = format;
+    options.extra_columns = io::join_column_names(layer, columns);
+    // Extra row 0: a point no polygon covers (empty columns; null in GeoJSON); row f + 1: feature f.
+    options.extra_values.emplace_back(options.extra_columns.size());
+    options.extra_kinds.emplace_back(options.extra_columns.size(), io::value_kind::null);
+    for (std::size_t f = 0; f < features; ++f) {
+        const auto id = io::feature_id_of(layer, f);
+        std::vector<std::string> values{id.first};
+        std::vector<io::value_kind> kinds{id.second};
+        for (std::size_t k : columns) {
+            values.push_back(layer.features[f].values[k]);
+            kinds.push_back(layer.features[f].kinds[k]);
+        }
+        options.extra_values.push_back(std::move(values));
+        options.extra_kinds.push_back(std::move(kinds));
+    }
+    std::vector<io::hit> hits;
+    std::vector<std::size_t> ids;  // the table rows the hits refer to
+    std::size_t p = 0;
+    for (std::uint32_t point = 0; point < ix.size(); ++point) {
+        const bool any = p < pairs.size() && pairs[p].first == point;
+        if (!any && j.inner) continue;
+        if (!any) {
+            hits.push_back({ids.size(), 0, 0, 0});
+            ids.push_back(point);
+        }
+        for (; p < pairs.size() && pairs[p].first == point; ++p) {
+            hits.push_back({ids.size(), 0, 0, std::size_t{pairs[p].second} + 1});
+            ids.push_back(point);
+        }
+    }
+    io::location_table table = x.rows(ids);
+    table.source = name;
+    name_first(table, c, explicit_name);
+    io::write_locations(std::cout, table, hits, options);
+    std::cout.flush();
+    return std::cout ? 0 : 1;
+}
+
 /// Runs the parsed subcommand `used`; returns the exit code. Throws on data errors.
-int run(const CLI::App* used, const commands& cmd, const common& c, const query& q) {
+int run(const CLI::App* used, const commands& cmd, const common& c, const query& q, const join_args& j) {
     if (used == cmd.index) return run_index(c, q);
     input in = read_input(c, c.file);
     const io::location_index x = indexed(in);
@@ -560,6 +716,7 @@ int run(const CLI::App* used, const commands& cmd, const common& c, const query&
     if (explicit_name && std::find(x.columns().begin(), x.columns().end(), c.name_column) == x.columns().end())
         throw io::parse_error(in.name, 0, "no column '" + c.name_column + "'");
     clear_progress();
+    if (used == cmd.join) return run_join(j, c, x, in.name, explicit_name);
     if (used == cmd.svg) {
         run_svg(*cmd.svg, q, ix);
         return 0;
@@ -592,7 +749,8 @@ int main(int argc, char** argv) {
     common c;
     query q;
     number_args a;
-    const commands cmd = add_commands(app, c, q, a);
+    join_args j;
+    const commands cmd = add_commands(app, c, q, a, j);
     try {
         app.parse(argc, argv);
         check_arguments(*app.get_subcommands().front(), c, a, q);
@@ -602,7 +760,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     try {
-        return run(app.get_subcommands().front(), cmd, c, q);
+        return run(app.get_subcommands().front(), cmd, c, q, j);
     } catch (const quoct::file_error& e) {  // "<path>: <cause>", without its own "quoct: "
         if (::isatty(STDERR_FILENO)) std::cerr << "\r\033[K";
         std::cerr << "quoct: error: " << e.path() << ": " << cause_of(e) << '\n';

@@ -14,10 +14,12 @@
 
 #include <iosfwd>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../geo.hpp"
 #include "csv.hpp"
+#include "locations.hpp"
 
 namespace quoct {
 namespace io {
@@ -33,6 +35,63 @@ using lonlat_polygons = std::vector<std::vector<std::vector<geo::lonlat>>>;
 /// is a Point, not a Polygon or MultiPolygon", "source: coordinates[0][3]: not a [lon, lat]
 /// position" (paths count from 0, as JSON arrays do). Reentrant.
 lonlat_polygons read_geojson_polygons(std::istream& in, const std::string& source);
+
+/// One feature of a polygon layer, as written (unchecked, as read_geojson_polygons).
+struct polygon_feature {
+    /// Its place in the file, from 1 (1 for a lone geometry or Feature).
+    std::size_t number = 0;
+    /// The GeoJSON "id" member as compact JSON ("\"FRA\"", "7"), "" when it has none.
+    std::string id;
+    /// Its properties by column of the layer: a string's text, any other value's compact
+    /// JSON, "" for null or a property it lacks; kinds says which.
+    std::vector<std::string> values;
+    /// How each value was written (value_kind::missing for a property it lacks).
+    std::vector<value_kind> kinds;
+    /// Its polygons' rings, as read_geojson_polygons gives them; empty for a null geometry.
+    lonlat_polygons polygons;
+    /// Its geometry as compact JSON ("null" when it has none), to write it back.
+    std::string geometry;
+};
+
+/// Polygons one feature at a time, with their ids and properties: the polygon side of a join.
+struct polygon_layer {
+    /// Where the layer came from (a path or display name).
+    std::string source;
+    /// Every property name, in order of first appearance.
+    std::vector<std::string> columns;
+    /// The features, in file order.
+    std::vector<polygon_feature> features;
+
+    /// The index of column `name`, or columns.size() when there is none.
+    std::size_t find_column(const std::string& name) const noexcept;
+    /// Names feature f for messages: "feature 3 (id \"SDN\", name Sudan)": its number, and
+    /// its id and name (or NAME, or the first text property) when it has them.
+    std::string describe(std::size_t f) const;
+};
+
+/// Parses GeoJSON from `in` to its end as read_geojson_polygons does, but keeps each feature
+/// apart: a FeatureCollection gives one polygon_feature per feature (a null geometry gives
+/// one without polygons), a Feature or a bare Polygon or MultiPolygon one feature. Time
+/// linear in the text. Throws parse_error as read_geojson_polygons; errors about a feature
+/// name it as describe() does.
+polygon_layer read_geojson_polygon_layer(std::istream& in, const std::string& source);
+
+/// The value identifying feature f in a join's output, and how to write it: its GeoJSON id
+/// (a string id as text), else its number from 1.
+std::pair<std::string, value_kind> feature_id_of(const polygon_layer& layer, std::size_t f);
+
+/// The names a join gives the polygon side's columns: "polygon_id", then "polygon_<name>"
+/// for each of `columns` (indexes into layer.columns), each made unique with "_2", "_3", ...
+std::vector<std::string> join_column_names(const polygon_layer& layer, const std::vector<std::size_t>& columns);
+
+/// Writes one row per feature of `features` (indexes into layer.features): "polygon_id",
+/// the layer's columns `columns` (indexes) as join_column_names names them, then "count" from
+/// counts (one per entry of features). As a table or CSV, or as a GeoJSON FeatureCollection
+/// of the features themselves (their geometry and id as read, those columns and count as
+/// properties).
+void write_polygon_counts(std::ostream& out, const polygon_layer& layer, const std::vector<std::size_t>& features,
+                          const std::vector<std::size_t>& counts, const std::vector<std::size_t>& columns,
+                          output_format format);
 
 }  // namespace io
 }  // namespace quoct

@@ -161,6 +161,9 @@ struct hit {
     /// The query centre this row answers: an index into write_options::center_labels;
     /// ignored when center_column is empty.
     std::size_t center = 0;
+    /// The values of write_options::extra_columns for this row: an index into
+    /// write_options::extra_values; ignored when extra_columns is empty.
+    std::size_t extra = 0;
 };
 
 /// The three output formats.
@@ -185,14 +188,23 @@ struct write_options {
     std::vector<std::string> center_labels{};
     /// How each center_labels value is written (value_kind::json for a number in GeoJSON).
     std::vector<value_kind> center_kinds{};
+    /// When not empty, columns written last, after every other: for a hit h, column k's
+    /// value is extra_values[h.extra][k], written as extra_kinds[h.extra][k] says (text when
+    /// extra_kinds is shorter). A join's columns from the other side.
+    std::vector<std::string> extra_columns{};
+    /// The rows of extra values, each with extra_columns.size() values.
+    std::vector<std::vector<std::string>> extra_values{};
+    /// How each extra value is written, row by row.
+    std::vector<std::vector<value_kind>> extra_kinds{};
 };
 
 /// The column names write_locations writes for `table` in `format`, in order, each unique:
 /// center_column if set; the kept columns (renamed apart as described at the top of this
 /// header); for CSV and the table "feature_id" if the table has feature ids, "lon", "lat",
-/// "altitude" if it has altitudes; "distance_km" if asked for. In GeoJSON, where the
-/// coordinates, altitude and feature id are not properties, only center_column, the kept
-/// columns and "distance_km" are names, so a property called "lon" keeps its name there.
+/// "altitude" if it has altitudes; "distance_km" if asked for; then the extra columns. In
+/// GeoJSON, where the coordinates, altitude and feature id are not properties, only
+/// center_column, the kept columns, "distance_km" and the extra columns are names, so a
+/// property called "lon" keeps its name there.
 std::vector<std::string> output_columns(const location_table& table, const write_options& options);
 
 /// Writes the records `hits` of `table`, in the order given, with the columns
@@ -201,6 +213,11 @@ std::vector<std::string> output_columns(const location_table& table, const write
 /// Throws only what the stream throws (std::bad_alloc aside).
 void write_locations(std::ostream& out, const location_table& table, const std::vector<hit>& hits,
                      const write_options& options = {});
+
+/// Writes rows of text cells (the first the header) as an aligned table or as CSV, as
+/// write_locations writes its cells. Precondition: format is table or csv, and every row
+/// has as many cells as the header.
+void write_rows(std::ostream& out, const std::vector<std::vector<std::string>>& cells, output_format format);
 
 /// The shortest decimal text that reads back (parse_number, strtod) as exactly `x`.
 std::string shortest_decimal(double x);

@@ -177,13 +177,12 @@ inline wkt_multi_polygon read_wkt_area(const std::string& wkt, const std::string
     return area;
 }
 
-/// Reads GeoJSON polygons from `in` (read_geojson_polygons), then unwraps, corrects and
-/// checks them as read_wkt_area does, and returns them as one multi-polygon whose
-/// longitudes are continuous per ring (they may run past 180 or -180). Throws parse_error
-/// as read_geojson_polygons, and "source: invalid polygon: ..." as read_wkt_area.
-inline wkt_multi_polygon read_geojson_area(std::istream& in, const std::string& source) {
+/// The polygons of lonlat_polygons (one GeoJSON feature's, say) as one multi-polygon,
+/// unwrapped, corrected and checked as read_wkt_area does; `source` names them in errors
+/// ("source: invalid polygon: ..."). Throws parse_error.
+inline wkt_multi_polygon area_of(const lonlat_polygons& polygons, const std::string& source) {
     wkt_multi_polygon area;
-    for (const auto& rings : read_geojson_polygons(in, source)) {
+    for (const auto& rings : polygons) {
         wkt_polygon polygon;
         for (std::size_t r = 0; r < rings.size(); ++r) {
             auto& ring = r == 0 ? polygon.outer() : (polygon.inners().emplace_back(), polygon.inners().back());
@@ -193,6 +192,14 @@ inline wkt_multi_polygon read_geojson_area(std::istream& in, const std::string& 
     }
     detail::finish_area(area, source);
     return area;
+}
+
+/// Reads GeoJSON polygons from `in` (read_geojson_polygons), then unwraps, corrects and
+/// checks them as read_wkt_area does, and returns them as one multi-polygon whose
+/// longitudes are continuous per ring (they may run past 180 or -180). Throws parse_error
+/// as read_geojson_polygons, and "source: invalid polygon: ..." as read_wkt_area.
+inline wkt_multi_polygon read_geojson_area(std::istream& in, const std::string& source) {
+    return area_of(read_geojson_polygons(in, source), source);
 }
 
 }  // namespace io
