@@ -87,24 +87,26 @@ box2 extent_of(const std::vector<geo::lonlat>& pts) {
     return b;
 }
 
-// `lon` moved by a whole number of turns to within 180 degrees of `near`.
-double unwrap(double lon, double near) { return lon - 360 * std::round((lon - near) / 360); }
-
-// The polygon's rings (each shell followed by its holes) with longitudes unwrapped: along
-// each ring, an edge whose ends differ by more than 180 degrees goes the short way, across
-// the antimeridian; and every ring starts within 180 degrees of the first ring's start, so
-// that a polygon given in two parts, either side of lon 180, is drawn in one piece.
+// The polygon's rings (each shell followed by its holes) as the query tests them: the area
+// comes from io::read_wkt_area, already unwrapped by geo::unwrap_longitudes (one unwrapping
+// for queries and pictures), so its rings are drawn as they are. Only each polygon as a
+// whole is moved by whole turns to start within 180 degrees of the first one's start, so
+// that a multipolygon given in parts either side of lon 180 is drawn in one piece (a
+// polygon moved by 360 degrees covers the same places).
 std::vector<std::vector<geo::lonlat>> unwrapped_rings(const io::wkt_multi_polygon& area) {
     std::vector<std::vector<geo::lonlat>> rings;
-    const auto add = [&rings](const auto& ring) {
-        std::vector<geo::lonlat> out;
-        for (const auto& p : ring) {
-            const double reference = !out.empty() ? out.back().lon : rings.empty() ? p.x() : rings.front().front().lon;
-            out.push_back({unwrap(p.x(), reference), p.y()});
-        }
-        if (!out.empty()) rings.push_back(std::move(out));
-    };
-    for (const auto& polygon : area) {
+    double reference = 0;
+    for (std::size_t k = 0; k < area.size(); ++k) {
+        const auto& polygon = area[k];
+        if (polygon.outer().empty()) continue;
+        const double first = polygon.outer().front().x();
+        if (rings.empty()) reference = first;
+        const double shift = 360 * std::floor((reference + 180 - first) / 360);  // first + shift in [ref - 180, ref + 180)
+        const auto add = [&](const auto& ring) {
+            std::vector<geo::lonlat> out;
+            for (const auto& p : ring) out.push_back({p.x() + shift, p.y()});
+            if (!out.empty()) rings.push_back(std::move(out));
+        };
         add(polygon.outer());
         for (const auto& inner : polygon.inners()) add(inner);
     }
