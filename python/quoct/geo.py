@@ -178,6 +178,45 @@ class Index:
             _scalar(west, "west"), _scalar(south, "south"), _scalar(east, "east"), _scalar(north, "north")
         )
 
+    def join(self, polygons, workers=1):
+        """Which of `polygons` covers each point (boundary included), as geopandas'
+        sjoin(predicate="covered_by") pairs them: returns (points, polygons), two int64 arrays
+        of equal length, one entry per (point id, polygon index) pair with the point covered
+        by that polygon, sorted by point, then polygon. A point in none is in no pair; a point
+        on a border shared by two polygons is in two.
+
+        polygons: a sequence whose items are each a WKT POLYGON or MULTIPOLYGON (str), a
+        GeoJSON Polygon, MultiPolygon or Feature (a dict, or a str starting with '{'), or an
+        object with __geo_interface__ (shapely geometries). Longitudes follow the rules of
+        polygon(). workers: threads (-1: every CPU). Raises ValueError naming the polygon
+        ("polygons[3]: invalid polygon: ...") for one that is not valid, and TypeError for
+        an item of another type. Points per polygon: numpy.bincount(polygons_of_pairs,
+        minlength=len(polygons)).
+        """
+        import json as _json
+
+        from . import _threads
+
+        texts, geojson = [], []
+        for j, item in enumerate(polygons):
+            if isinstance(item, str):
+                is_json = item.lstrip()[:1] == "{"
+                texts.append(item)
+            elif isinstance(item, dict) or hasattr(item, "__geo_interface__"):
+                mapping = item if isinstance(item, dict) else item.__geo_interface__
+                try:
+                    texts.append(_json.dumps(mapping, allow_nan=False))
+                except (TypeError, ValueError) as e:
+                    raise ValueError(f"quoct: polygons[{j}]: not GeoJSON: {e}") from None
+                is_json = True
+            else:
+                raise TypeError(
+                    f"quoct: polygons[{j}] must be WKT (str), GeoJSON (dict or str) or have __geo_interface__, "
+                    f"not {type(item).__name__}"
+                )
+            geojson.append(is_json)
+        return self._core.join(texts, geojson, _threads(workers))
+
     def polygon(self, wkt):
         """Ids (increasing) of the points in a WKT POLYGON or MULTIPOLYGON in lon/lat degrees,
         boundary included, holes honoured; edges are straight in the lon/lat plane (as in

@@ -3,6 +3,7 @@ against brute force over quoct.geo.distance (the predicate it documents) and the
 haversine formula."""
 
 import csv
+import pathlib
 
 import numpy as np
 import pytest
@@ -170,3 +171,63 @@ def test_geo_box_and_polygon(cities):
         quoct.geo.Index([0.0, 200.0], [0.0, 0.0])
     with pytest.raises(ValueError, match="one length"):
         quoct.geo.Index([0.0, 1.0], [0.0])
+
+
+def test_geo_join_pairs_boxes_as_brute_force(cities):
+    lon, lat, g = cities
+    # Boxes as polygons in every accepted form: WKT, GeoJSON text, a dict, __geo_interface__.
+    boxes = [(0, 40, 10, 50), (-10, 35, 5, 45), (170, -50, 190, -10), (100, -10, 120, 10), (-5, -1, -4, 0)]
+
+    def ring(w, s, e, n):
+        return [[w, s], [e, s], [e, n], [w, n], [w, s]]
+
+    class Shape:  # a shapely-like object
+        def __init__(self, mapping):
+            self.__geo_interface__ = mapping
+
+    forms = [
+        "POLYGON((0 40, 10 40, 10 50, 0 50, 0 40))",
+        '{"type":"Polygon","coordinates":[' + str(ring(-10, 35, 5, 45)) + "]}",
+        {"type": "Feature", "properties": {"name": "Fiji"}, "geometry": {"type": "Polygon", "coordinates": [ring(170, -50, 190, -10)]}},
+        Shape({"type": "Polygon", "coordinates": (tuple(map(tuple, ring(100, -10, 120, 10))),)}),
+        "POLYGON((-5 -1, -4 -1, -4 0, -5 0, -5 -1))",
+    ]
+    pairs = set()
+    for j, (w, s, e, n) in enumerate(boxes):
+        lon_ok = ((lon >= w) & (lon <= e)) | ((lon + 360 >= w) & (lon + 360 <= e))
+        for i in np.nonzero(lon_ok & (lat >= s) & (lat <= n))[0]:
+            pairs.add((int(i), j))
+    want = sorted(pairs)
+    for workers in (1, 2, -1):
+        points, polygons = g.join(forms, workers=workers)
+        assert points.dtype == np.int64 and polygons.dtype == np.int64
+        assert list(zip(points.tolist(), polygons.tolist())) == want
+    counts = np.bincount(g.join(forms)[1], minlength=len(forms))
+    assert counts.tolist() == [sum(1 for p in want if p[1] == j) for j in range(len(forms))]
+    assert [len(a) for a in g.join([])] == [0, 0]
+
+    with pytest.raises(ValueError, match=r"polygons\[1\]: invalid polygon: it intersects itself"):
+        g.join(["POLYGON((0 0, 1 0, 1 1, 0 1, 0 0))", "POLYGON((0 0, 2 2, 2 0, 0 2, 0 0))"])
+    with pytest.raises(ValueError, match=r"polygons\[0\]: invalid WKT"):
+        g.join(["POINT(1 2)"])
+    with pytest.raises(ValueError, match=r"polygons\[0\]: not a GeoJSON Polygon or MultiPolygon"):
+        g.join([{"type": "Point", "coordinates": [1, 2]}])
+    with pytest.raises(TypeError, match=r"polygons\[0\] must be WKT"):
+        g.join([42])
+
+
+def test_geo_join_countries_as_shapely(cities):
+    shapely_geometry = pytest.importorskip("shapely.geometry")
+    import json
+
+    lon, lat, g = cities
+    path = data_dir() / "countries_110m.geojson"
+    features = json.loads(path.read_text())["features"]
+    points, polygons = g.join(features, workers=2)
+    got = set(zip(points.tolist(), polygons.tolist()))
+    sample = np.random.default_rng(5).choice(len(lon), 2000, replace=False)
+    shapes = [shapely_geometry.shape(f["geometry"]) for f in features]
+    for i in sample:
+        p = shapely_geometry.Point(lon[i], lat[i])
+        for j, shape in enumerate(shapes):
+            assert ((int(i), j) in got) == shape.covers(p), (i, j, features[j]["properties"]["name"])
