@@ -15,6 +15,8 @@
 #include <quoct/io/wkt.hpp>
 
 #include <boost/geometry/algorithms/covered_by.hpp>
+#include <boost/geometry/algorithms/envelope.hpp>
+#include <boost/geometry/geometries/box.hpp>
 
 #include <fstream>
 #include <map>
@@ -43,14 +45,20 @@ io::csv_table csv_of(const std::string& text) {
 std::vector<std::pair<std::size_t, std::size_t>> brute_pairs(const io::location_table& pts, const io::polygon_layer& layer) {
     std::vector<std::pair<std::size_t, std::size_t>> out;
     std::vector<io::wkt_multi_polygon> areas;
-    for (const auto& f : layer.features) areas.push_back(io::area_of(f.polygons, "test"));
+    std::vector<bg::model::box<io::wkt_point>> envelopes;  // only to skip the sure misses quickly
+    for (const auto& f : layer.features) {
+        areas.push_back(io::area_of(f.polygons, "test"));
+        envelopes.push_back(bg::return_envelope<bg::model::box<io::wkt_point>>(areas.back()));
+    }
     for (std::size_t i = 0; i < pts.locations.size(); ++i)
         for (std::size_t f = 0; f < areas.size(); ++f)
-            for (double shift : {0.0, 360.0, -360.0})
-                if (bg::covered_by(io::wkt_point(pts.locations[i].lon + shift, pts.locations[i].lat), areas[f])) {
+            for (double shift : {0.0, 360.0, -360.0}) {
+                const io::wkt_point p(pts.locations[i].lon + shift, pts.locations[i].lat);
+                if (bg::covered_by(p, envelopes[f]) && bg::covered_by(p, areas[f])) {
                     out.emplace_back(i, f);
                     break;
                 }
+            }
     return out;
 }
 
