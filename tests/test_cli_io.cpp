@@ -90,7 +90,7 @@ struct picture {
         const std::string hit_part = svg.substr(group, svg.find("</g>", group) - group);
         for (std::size_t at = 0; (at = hit_part.find("<circle", at)) != std::string::npos; ++at) ++hits;
         width = std::stod(svg.substr(svg.find("width=\"") + 7));
-        const auto path = svg.find("<path");
+        const auto path = svg.find("<path fill=\"#e8590c\"");
         REQUIRE(path != std::string::npos);
         const auto d = svg.find(" d=\"", path) + 4;
         std::istringstream coords(svg.substr(d, svg.find('"', d) - d));

@@ -33,7 +33,7 @@ drawing read_svg(const std::string& svg) {
     const std::regex circle(R"re(<circle cx="(-?[0-9.]+)" cy="(-?[0-9.]+)")re");
     for (auto it = std::sregex_iterator(hit_part.begin(), hit_part.end(), circle); it != std::sregex_iterator(); ++it)
         d.hits.emplace_back(std::stod((*it)[1]), std::stod((*it)[2]));
-    const auto path = svg.find("<path");
+    const auto path = svg.find("<path fill=\"#e8590c\"");
     if (path != std::string::npos) {
         const auto at = svg.find(" d=\"", path) + 4;
         const std::string coords = svg.substr(at, svg.find('"', at) - at);
@@ -105,6 +105,29 @@ TEST_CASE("quoct svg: README examples, lon 180 and the poles drawn where the que
     }
     check_picture("--lon 180 --lat -17 --km 300", "near --lon 180 --lat -17 --km 300");
     check_picture("--lon -179.9 --lat 65 --km 500", "near --lon -179.9 --lat 65 --km 500");
+}
+
+TEST_CASE("quoct svg: a map with land, graticule, lon 180, scale, labels; cells on request", "[cli][svg]") {
+    const std::string file = quoct_test::temp_path("map.svg");
+    const std::string fiji =
+        "--wkt 'MULTIPOLYGON(((177 -19, 180 -19, 180 -16, 177 -16, 177 -19)),((-180 -19, -179 -19, -179 -16, -180 -16, "
+        "-180 -19)))'";
+    REQUIRE(quoct_test::run_cli("svg " + fiji + " -o '" + file + "'").status == 0);
+    std::string svg = quoct_test::file_text(file);
+    CHECK(svg.find("<path fill=\"#f1eee6\"") != std::string::npos);  // land
+    CHECK(svg.find(">178\u00b0E</text>") != std::string::npos);        // graticule labels
+    CHECK(svg.find(">179\u00b0W</text>") != std::string::npos);
+    CHECK(svg.find(">180\u00b0</text>") != std::string::npos);
+    CHECK(svg.find("stroke=\"#c92a2a\"") != std::string::npos);       // lon 180 marked
+    CHECK(svg.find(" km</text>") != std::string::npos);                 // scale bar
+    CHECK(svg.find(">Suva</text>") != std::string::npos);               // hits labelled
+    CHECK(svg.find("stroke=\"#4a7ab5\"") == std::string::npos);       // no cells unless asked
+    REQUIRE(quoct_test::run_cli("svg --no-basemap --cells --lon 2.35 --lat 48.86 --km 25 -o '" + file + "'").status == 0);
+    svg = quoct_test::file_text(file);
+    CHECK(svg.find("<path fill=\"#f1eee6\"") == std::string::npos);
+    CHECK(svg.find("stroke=\"#4a7ab5\"") != std::string::npos);
+    CHECK(svg.find(">Paris</text>") == std::string::npos);  // 285 hits: too many to label
+    CHECK(quoct_test::run_cli("svg --basemap /nonexistent.geojson --lon 2 --lat 48 --km 5 -o '" + file + "'").status == 1);
 }
 
 #endif  // QUOCT_CLI

@@ -70,6 +70,8 @@ struct query {
     std::string output;
     double width = 900;
     std::size_t leaf_size = 32;
+    bool cells = false, no_basemap = false;
+    std::string basemap;
 };
 
 /// The join subcommand's options.
@@ -402,15 +404,20 @@ commands add_commands(CLI::App& app, common& c, query& q, number_args& a, join_a
                                                  "skipped with a message on stderr")
         ->check(CLI::IsMember({"stop", "skip"}))
         ->capture_default_str();
-    cmd.svg = app.add_subcommand("svg", "an SVG picture of the quadtree over the points, with one query and its hits");
+    cmd.svg = app.add_subcommand("svg", "an SVG map of the points, with one query, its hits labelled, and optionally the "
+                                        "quadtree's cells");
     add_centre(*cmd.svg, a, true);
     add_box(*cmd.svg, a, false);
     cmd.svg->add_option("--wkt", q.wkt, "a WKT polygon to query and draw");
     cmd.svg->add_option("-o,--output", q.output, "the SVG file to write (replaced only when the picture is complete)")
         ->required();
     cmd.svg->add_option("--width", a.width, "picture width in pixels, in [16, 20000]")->capture_default_str();
-    cmd.svg->add_option("--leaf-size", a.leaf_size, "split a drawn cell while it holds more points, at least 1")
+    cmd.svg->add_flag("--cells", q.cells, "draw the quadtree's cells over the points");
+    cmd.svg->add_option("--leaf-size", a.leaf_size, "with --cells: split a drawn cell while it holds more points, at least 1")
         ->capture_default_str();
+    auto* basemap = cmd.svg->add_option("--basemap", q.basemap, "GeoJSON polygons drawn as land under the points; default: "
+                                                                "the bundled Natural Earth countries");
+    cmd.svg->add_flag("--no-basemap", q.no_basemap, "no land, only the points")->excludes(basemap);
     cmd.index = app.add_subcommand("index", "index FILE once: the points, every column and the index in one file, "
                                             "which the other subcommands open in place of FILE, fast; given an index "
                                             "file, check it (every checksum) and say what it holds");
@@ -522,17 +529,49 @@ void write_file(const std::string& path, Write&& write) {
     }
 }
 
-/// The svg subcommand: queries the shape and writes the picture to q.output.
-void run_svg(const CLI::App& svg, const query& q, const geo::index<>& ix) {
+/// The map under svg pictures: --basemap, else the bundled countries next to the bundled
+/// cities (installed, or the build tree's data), else none.
+std::vector<std::vector<geo::lonlat>> basemap_rings(const query& q) {
+    std::string path = q.basemap;
+    if (path.empty()) {
+        const std::filesystem::path dir = executable_dir();
+        std::error_code ec;
+        const std::filesystem::path installed = dir / QUOCT_INSTALL_DATA_RELATIVE / "countries_110m.geojson";
+        const std::filesystem::path source = std::filesystem::path(QUOCT_DATA_DIR) / "countries_110m.geojson";
+        if (!dir.empty() && std::filesystem::is_regular_file(installed, ec)) path = installed.string();
+        else if (std::filesystem::is_regular_file(source, ec)) path = source.string();
+        else return {};
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw io::parse_error(path, 0, "cannot open (--basemap)");
+    std::vector<std::vector<geo::lonlat>> rings;
+    for (const auto& polygon : io::read_geojson_polygons(in, path))
+        for (const auto& ring : polygon) rings.push_back(ring);
+    return rings;
+}
+
+/// The svg subcommand: queries the shape and writes the picture to q.output, the hits
+/// labelled with their --name-column values.
+void run_svg(const CLI::App& svg, const query& q, const io::location_index& x, const common& c) {
+    const geo::index<>& ix = x.index();
     const quoct::cli::svg_shape shape = shape_of(svg, q);
     const std::vector<std::size_t> hits = svg_hits(ix, shape);
     quoct::cli::svg_options options;
     options.width = q.width;
     options.leaf_size = q.leaf_size;
+    options.cells = q.cells;
+    if (!q.no_basemap) options.basemap = basemap_rings(q);
+    if (!hits.empty() && hits.size() <= options.max_labels) {
+        const io::location_table named = x.rows(hits);
+        const std::size_t col = named.find_column(c.name_column);
+        if (col < named.columns.size())
+            for (std::size_t k = 0; k < hits.size(); ++k) options.labels.emplace_back(named.values[k][col]);
+    }
     std::vector<geo::lonlat> locations(ix.size());
     for (std::size_t i = 0; i < locations.size(); ++i) locations[i] = ix.location(static_cast<std::uint32_t>(i));
-    options.title = std::to_string(hits.size()) + " of " + std::to_string(ix.size()) +
-                    " points; quadtree cells split above " + std::to_string(q.leaf_size) + " points";
+    options.title = std::to_string(hits.size()) + " of " + std::to_string(ix.size()) + " points" +
+                    (q.cells ? "; quadtree cells split above " + std::to_string(q.leaf_size) + " points" : "") +
+                    (options.basemap.empty() ? "" : q.basemap.empty() ? "; land: Natural Earth 1:110m" : "; land: " + q.basemap);
     write_file(q.output, [&](std::ostream& out) { quoct::cli::write_svg(out, locations, hits, shape, options); });
 }
 
@@ -718,7 +757,7 @@ int run(const CLI::App* used, const commands& cmd, const common& c, const query&
     clear_progress();
     if (used == cmd.join) return run_join(j, c, x, in.name, explicit_name);
     if (used == cmd.svg) {
-        run_svg(*cmd.svg, q, ix);
+        run_svg(*cmd.svg, q, x, c);
         return 0;
     }
     std::vector<io::hit> hits;

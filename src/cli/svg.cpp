@@ -214,6 +214,120 @@ void draw_points(std::ostream& out, const std::vector<geo::lonlat>& locations, c
     out << "</g>\n";
 }
 
+// Text safe inside an SVG element.
+std::string escaped(const std::string& text) {
+    std::string out;
+    for (char c : text) {
+        if (c == '&') out += "&amp;";
+        else if (c == '<') out += "&lt;";
+        else if (c == '>') out += "&gt;";
+        else if (c == '"') out += "&quot;";
+        else out += c;
+    }
+    return out;
+}
+
+// The land: every ring of the basemap that meets the view, moved by -360, 0 or 360 degrees.
+void draw_basemap(std::ostream& out, const std::vector<std::vector<geo::lonlat>>& rings, const box2& view,
+                  const projection& pr) {
+    if (rings.empty()) return;
+    out << "<path fill=\"#f1eee6\" stroke=\"#a9a39a\" stroke-width=\"0.7\" fill-rule=\"evenodd\" d=\"";
+    for (const auto& ring : rings) {
+        if (ring.size() < 3) continue;
+        const box2 b = extent_of(ring);
+        for (double shift : {-360.0, 0.0, 360.0}) {
+            const box2 moved{{{b.lo[0] + shift, b.lo[1]}}, {{b.hi[0] + shift, b.hi[1]}}};
+            if (!meets(moved, view)) continue;
+            out << "M";
+            for (std::size_t i = 0; i < ring.size(); ++i)
+                out << (i ? " " : "") << num(pr.x(ring[i].lon + shift)) << "," << num(pr.y(ring[i].lat));
+            out << "Z";
+        }
+    }
+    out << "\"/>\n";
+}
+
+// A round step for grid lines about `span / 6` apart (degrees).
+double grid_step(double span) {
+    for (double step : {0.01, 0.02, 0.05, 0.1, 0.2, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 15.0, 30.0, 45.0, 90.0})
+        if (span / step <= 8) return step;
+    return 90;
+}
+
+// A longitude as a label: 170°E, 175°W, 180°, 0°.
+std::string lon_label(double lon) {
+    double l = lon - 360 * std::round(lon / 360);  // into [-180, 180]
+    if (std::abs(std::abs(l) - 180) < 1e-9) return "180\u00b0";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g\u00b0%s", std::abs(l), l > 1e-9 ? "E" : l < -1e-9 ? "W" : "");
+    return buf;
+}
+std::string lat_label(double lat) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g\u00b0%s", std::abs(lat), lat > 1e-9 ? "N" : lat < -1e-9 ? "S" : "");
+    return buf;
+}
+
+// Meridians and parallels at round degrees, labelled at the picture's left and bottom
+// edges; lon 180 (the antimeridian) dashed in red when it is in the view.
+void draw_graticule(std::ostream& out, const box2& view, const projection& pr) {
+    const double step = grid_step(std::max(view.hi[0] - view.lo[0], view.hi[1] - view.lo[1]));
+    const double w = pr.x(view.hi[0]), h = pr.height();
+    out << "<g stroke=\"#c9d3dd\" stroke-width=\"0.6\">\n";
+    for (double lon = std::ceil(view.lo[0] / step) * step; lon <= view.hi[0]; lon += step)
+        out << "<line x1=\"" << num(pr.x(lon)) << "\" y1=\"0\" x2=\"" << num(pr.x(lon)) << "\" y2=\"" << num(h) << "\"/>\n";
+    for (double lat = std::ceil(view.lo[1] / step) * step; lat <= view.hi[1]; lat += step)
+        out << "<line x1=\"0\" y1=\"" << num(pr.y(lat)) << "\" x2=\"" << num(w) << "\" y2=\"" << num(pr.y(lat)) << "\"/>\n";
+    out << "</g>\n<g font-family=\"sans-serif\" font-size=\"10\" fill=\"#5b6b7a\">\n";
+    for (double lon = std::ceil(view.lo[0] / step) * step; lon <= view.hi[0]; lon += step)
+        out << "<text x=\"" << num(pr.x(lon) + 2) << "\" y=\"" << num(h - 3) << "\">" << lon_label(lon) << "</text>\n";
+    for (double lat = std::ceil(view.lo[1] / step) * step; lat <= view.hi[1]; lat += step)
+        out << "<text x=\"2\" y=\"" << num(pr.y(lat) - 2) << "\">" << lat_label(lat) << "</text>\n";
+    out << "</g>\n";
+    for (double lon : {-540.0, -180.0, 180.0, 540.0})
+        if (lon >= view.lo[0] && lon <= view.hi[0])
+            out << "<line stroke=\"#c92a2a\" stroke-width=\"1\" stroke-dasharray=\"6 4\" x1=\"" << num(pr.x(lon))
+                << "\" y1=\"0\" x2=\"" << num(pr.x(lon)) << "\" y2=\"" << num(h) << "\"/>\n";
+}
+
+// A scale bar at the bottom right: a round distance about a fifth of the width, measured
+// along the parallel at the view's middle latitude (exact there, approximate elsewhere).
+void draw_scale(std::ostream& out, const box2& view, const projection& pr) {
+    const double mid = (view.lo[1] + view.hi[1]) / 2;
+    const double km_per_degree = geo::earth_radius / 1000 * geo::pi / 180 * std::cos(mid * geo::pi / 180);
+    const double degrees_per_px = (view.hi[0] - view.lo[0]) / pr.x(view.hi[0]);
+    const double target_km = pr.x(view.hi[0]) / 5 * degrees_per_px * km_per_degree;
+    if (!(target_km > 0)) return;
+    double km = std::pow(10.0, std::floor(std::log10(target_km)));
+    for (double f : {2.0, 5.0, 10.0})
+        if (km * f <= target_km) km = std::pow(10.0, std::floor(std::log10(target_km))) * f;
+    const double px = km / km_per_degree / degrees_per_px;
+    const double x1 = pr.x(view.hi[0]) - px - 14, y = pr.height() - 16;
+    char label[64];
+    std::snprintf(label, sizeof label, "%g km", km);
+    out << "<g font-family=\"sans-serif\" font-size=\"11\"><rect x=\"" << num(x1 - 4) << "\" y=\"" << num(y - 14)
+        << "\" width=\"" << num(px + 8) << "\" height=\"20\" fill=\"white\" fill-opacity=\"0.8\"/>"
+        << "<line stroke=\"#222\" stroke-width=\"2\" x1=\"" << num(x1) << "\" y1=\"" << num(y) << "\" x2=\""
+        << num(x1 + px) << "\" y2=\"" << num(y) << "\"/><text x=\"" << num(x1) << "\" y=\"" << num(y - 4) << "\">"
+        << label << "</text></g>\n";
+}
+
+// Labels beside the hits' dots, when there are few enough to read.
+void draw_labels(std::ostream& out, const std::vector<geo::lonlat>& locations, const std::vector<std::size_t>& hits,
+                 const std::vector<std::string>& labels, std::size_t max_labels, const box2& view, const projection& pr) {
+    if (labels.empty() || hits.size() > max_labels) return;
+    out << "<g font-family=\"sans-serif\" font-size=\"11\" fill=\"#222\" stroke=\"white\" stroke-width=\"3\" "
+           "paint-order=\"stroke\">\n";
+    for (std::size_t k = 0; k < hits.size() && k < labels.size(); ++k) {
+        const auto& p = locations[hits[k]];
+        const double lon = in_view(p.lon, view);
+        if (std::isnan(lon) || labels[k].empty()) continue;
+        out << "<text x=\"" << num(pr.x(lon) + 4) << "\" y=\"" << num(pr.y(p.lat) - 4) << "\">" << escaped(labels[k])
+            << "</text>\n";
+    }
+    out << "</g>\n";
+}
+
 }  // namespace
 
 void write_svg(std::ostream& out, const std::vector<geo::lonlat>& locations, const std::vector<std::size_t>& hits,
@@ -230,15 +344,24 @@ void write_svg(std::ostream& out, const std::vector<geo::lonlat>& locations, con
     out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << num(options.width) << "\" height=\""
         << num(pr.height() + 24) << "\" viewBox=\"0 -24 " << num(options.width) << " " << num(pr.height() + 24)
         << "\">\n<rect x=\"0\" y=\"-24\" width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-    out << "<g fill=\"none\" stroke=\"#4a7ab5\" stroke-width=\"0.6\">\n";
-    for (double shift : {-360.0, 0.0, 360.0}) draw_cells(out, tree, view, pr, options.leaf_size, shift);
-    out << "</g>\n";
+    out << "<rect x=\"0\" y=\"0\" width=\"" << num(options.width) << "\" height=\"" << num(pr.height())
+        << "\" fill=\"#eaf2f8\"/>\n";  // the sea
+    draw_basemap(out, options.basemap, view, pr);
+    draw_graticule(out, view, pr);
+    if (options.cells) {
+        out << "<g fill=\"none\" stroke=\"#4a7ab5\" stroke-width=\"0.6\">\n";
+        for (double shift : {-360.0, 0.0, 360.0}) draw_cells(out, tree, view, pr, options.leaf_size, shift);
+        out << "</g>\n";
+    }
     std::vector<std::size_t> all(locations.size());
     for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
     draw_points(out, locations, all, view, pr, "#555", "1.2");
     draw_shape(out, shape, pr);
     draw_points(out, locations, hits, view, pr, "#d6336c", "2.2");
-    out << "<text x=\"6\" y=\"-7\" font-family=\"sans-serif\" font-size=\"14\">" << options.title << "</text>\n</svg>\n";
+    draw_labels(out, locations, hits, options.labels, options.max_labels, view, pr);
+    draw_scale(out, view, pr);
+    out << "<text x=\"6\" y=\"-7\" font-family=\"sans-serif\" font-size=\"14\">" << escaped(options.title)
+        << "</text>\n</svg>\n";
 }
 
 }  // namespace cli

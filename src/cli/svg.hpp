@@ -28,15 +28,26 @@ struct svg_shape {
 struct svg_options {
     /// Width of the picture in pixels; the height follows from the view's aspect.
     double width = 900;
+    /// Draw the quadtree's cells (split while a cell holds more than leaf_size points).
+    bool cells = false;
     /// A quadtree cell is split while it holds more than this many points.
     std::size_t leaf_size = 32;
     /// Title line at the top of the picture.
     std::string title;
+    /// Land under everything: polygons as rings of lon/lat (countries' borders and coasts),
+    /// drawn as given (and 360 degrees east or west, where that is in the view).
+    std::vector<std::vector<geo::lonlat>> basemap;
+    /// A label per hit (same order as hits), drawn beside its dot when there are at most
+    /// max_labels hits; empty for none.
+    std::vector<std::string> labels;
+    std::size_t max_labels = 60;
 };
 
-/// Writes an SVG picture to `out`: every location in the view as a dot, the hits (indices
-/// into `locations`) highlighted, the shape outlined, and the cells of a quadtree built over
-/// the locations' lon/lat (cells split while count(cell) > leaf_size). The view is the
+/// Writes an SVG map to `out`: the basemap's land, a graticule with degree labels (lon 180
+/// marked when in view), every location in the view as a dot, the hits (indices into
+/// `locations`) highlighted and labelled, the shape outlined, a scale bar, and with
+/// options.cells the cells of a quadtree built over the locations' lon/lat (split while
+/// count(cell) > leaf_size). The view is the
 /// shape's extent grown by half on each side (at most 360 degrees of longitude), or the
 /// points' extent when there is no shape; a shape across lon 180 is measured and drawn with
 /// its longitudes unwrapped (a box from 178 to -178 spans 178 to 182, a polygon edge whose
