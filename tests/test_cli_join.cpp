@@ -15,8 +15,8 @@
 #include <quoct/io/wkt.hpp>
 
 #include <boost/geometry/algorithms/covered_by.hpp>
-#include <boost/geometry/algorithms/envelope.hpp>
-#include <boost/geometry/geometries/box.hpp>
+
+#include <algorithm>
 
 #include <fstream>
 #include <map>
@@ -45,16 +45,27 @@ io::csv_table csv_of(const std::string& text) {
 std::vector<std::pair<std::size_t, std::size_t>> brute_pairs(const io::location_table& pts, const io::polygon_layer& layer) {
     std::vector<std::pair<std::size_t, std::size_t>> out;
     std::vector<io::wkt_multi_polygon> areas;
-    std::vector<bg::model::box<io::wkt_point>> envelopes;  // only to skip the sure misses quickly
+    struct bounds {
+        double west = 1e300, south = 1e300, east = -1e300, north = -1e300;
+    };
+    std::vector<bounds> envelopes;  // only to skip the sure misses quickly
     for (const auto& f : layer.features) {
         areas.push_back(io::area_of(f.polygons, "test"));
-        envelopes.push_back(bg::return_envelope<bg::model::box<io::wkt_point>>(areas.back()));
+        bounds b;
+        for (const auto& polygon : areas.back())
+            for (const auto& v : polygon.outer()) {
+                b.west = std::min(b.west, v.x()), b.east = std::max(b.east, v.x());
+                b.south = std::min(b.south, v.y()), b.north = std::max(b.north, v.y());
+            }
+        envelopes.push_back(b);
     }
     for (std::size_t i = 0; i < pts.locations.size(); ++i)
         for (std::size_t f = 0; f < areas.size(); ++f)
             for (double shift : {0.0, 360.0, -360.0}) {
                 const io::wkt_point p(pts.locations[i].lon + shift, pts.locations[i].lat);
-                if (bg::covered_by(p, envelopes[f]) && bg::covered_by(p, areas[f])) {
+                const bounds& b = envelopes[f];
+                const bool near = p.x() >= b.west && p.x() <= b.east && p.y() >= b.south && p.y() <= b.north;
+                if (near && bg::covered_by(p, areas[f])) {
                     out.emplace_back(i, f);
                     break;
                 }

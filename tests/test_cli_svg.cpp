@@ -8,6 +8,7 @@
 
 #ifdef QUOCT_CLI
 
+#include <fstream>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -128,6 +129,29 @@ TEST_CASE("quoct svg: a map with land, graticule, lon 180, scale, labels; cells 
     CHECK(svg.find("stroke=\"#4a7ab5\"") != std::string::npos);
     CHECK(svg.find(">Paris</text>") == std::string::npos);  // 285 hits: too many to label
     CHECK(quoct_test::run_cli("svg --basemap /nonexistent.geojson --lon 2 --lat 48 --km 5 -o '" + file + "'").status == 1);
+    // A basemap ring across lon 180 is drawn as the island it is, not inside out.
+    const std::string island = quoct_test::temp_path("island.geojson");
+    {
+        std::ofstream out(island);
+        out << R"({"type":"Polygon","coordinates":[[[178,-17],[-178,-17],[-178,-15],[178,-15],[178,-17]]]})";
+    }
+    REQUIRE(quoct_test::run_cli("svg --basemap '" + island + "' --west 170 --south -20 --east -170 --north -10 -o '" + file +
+                                "'")
+                .status == 0);
+    svg = quoct_test::file_text(file);
+    const auto land = svg.find("<path fill=\"#f1eee6\"");
+    REQUIRE(land != std::string::npos);
+    const auto d = svg.find(" d=\"", land) + 4;
+    const std::string coords = svg.substr(d, svg.find('"', d) - d);
+    const std::regex pair(R"re((-?[0-9.]+),(-?[0-9.]+))re");
+    double lo = 1e300, hi = -1e300;
+    for (auto it = std::sregex_iterator(coords.begin(), coords.end(), pair); it != std::sregex_iterator(); ++it) {
+        lo = std::min(lo, std::stod((*it)[1]));
+        hi = std::max(hi, std::stod((*it)[1]));
+    }
+    CHECK(lo > 0);
+    CHECK(hi < 900);
+    CHECK(hi - lo < 450);  // 4 of the view's 20 degrees
 }
 
 #endif  // QUOCT_CLI

@@ -167,21 +167,24 @@ void check_vertices(const Areal& area) {
     });
 }
 
-/// How far from 360 degrees an edge's width may be and still count as 360: an edge between
-/// lon 180 and lon -180, each within 8 units in the last place of 180 (2.3e-13 degrees,
-/// some 25 nm on the ground), runs along one meridian's two names, as an edge closing a
-/// ring along a pole does. Data written by other tools (Natural Earth's Antarctica from
-/// shapely, for one) puts such a vertex at -179.99999999999994 rather than -180.
+/// How far from 360 degrees an edge along a pole may be and still count as 360 wide: an
+/// edge from lon 180 to lon -180 at latitude 90 or -90, each end within 8 units in the last
+/// place of 180 (2.3e-13 degrees), closes a ring along the pole. Data written by other tools
+/// (Natural Earth's Antarctica from shapely, for one) puts such a vertex at
+/// -179.99999999999994 rather than -180. Elsewhere only an edge exactly 360 wide is one.
 constexpr double same_meridian_tolerance = 8 * 2.842170943040401e-14;  // 8 ulp(180) = 8 * 2^-45
 
 /// The edge rule: how many turns of 360 degrees to add to an edge's end (and every vertex
 /// after it) so that an edge more than 180 and less than 360 degrees wide goes the short way
-/// (within same_meridian_tolerance of 360 it is 360 wide, and is not turned).
-inline int edge_turns(double from, double to) noexcept {
+/// (an edge along a pole, `on_pole`, within same_meridian_tolerance of 360 is 360 wide, and
+/// is not turned).
+inline int edge_turns(double from, double to, bool on_pole = false) noexcept {
     const double d = to - from;
-    constexpr double full = 360.0 - same_meridian_tolerance;
+    const double full = on_pole ? 360.0 - same_meridian_tolerance : 360.0;
     return d > 180.0 && d < full ? -1 : d < -180.0 && d > -full ? 1 : 0;
 }
+/// Whether an edge between latitudes a and b runs along a pole (both 90, or both -90).
+inline bool along_pole(double a, double b) noexcept { return a == b && (a == 90.0 || a == -90.0); }
 
 /// The unwrapped longitudes a ring spans, and whether any vertex moves.
 struct lon_span {
@@ -200,20 +203,21 @@ lon_span walk_ring(Ring& ring, int offset, Visit&& visit) {
     lon_span span;
     int turns = offset;
     bool first = true;
-    double start = 0, prev = 0, lat_sum = 0;
+    double start = 0, start_lat = 0, prev = 0, prev_lat = 0, lat_sum = 0;
     for (auto it = boost::begin(ring); it != boost::end(ring); ++it) {
-        const double lon = static_cast<double>(bg::get<0>(*it));
-        lat_sum += static_cast<double>(bg::get<1>(*it));
-        if (first) start = lon; else turns += edge_turns(prev, lon);
+        const double lon = static_cast<double>(bg::get<0>(*it)), lat = static_cast<double>(bg::get<1>(*it));
+        lat_sum += lat;
+        if (first) start = lon, start_lat = lat; else turns += edge_turns(prev, lon, along_pole(prev_lat, lat));
         first = false;
         prev = lon;
+        prev_lat = lat;
         const double unwrapped = lon + 360.0 * turns;
         span.lo = std::min(span.lo, unwrapped);
         span.hi = std::max(span.hi, unwrapped);
         span.moved = span.moved || turns != 0;
         visit(*it, unwrapped);
     }
-    if (!first && turns + edge_turns(prev, start) != offset) {
+    if (!first && turns + edge_turns(prev, start, along_pole(prev_lat, start_lat)) != offset) {
         const bool south = lat_sum < 0;  // the ring's vertices lie mostly south of the equator
         throw std::invalid_argument(
             std::string("quoct::geo: a polygon ring goes round the ") + (south ? "south" : "north") +

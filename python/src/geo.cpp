@@ -3,10 +3,11 @@
 #include <quoct/geo_boost.hpp>
 #include <quoct/io/wkt.hpp>
 
-#include <atomic>
+#include <exception>
 #include <sstream>
-#include <thread>
 #include <utility>
+
+#include <quoct/parallel.hpp>
 
 #include "common.hpp"
 #include "persist.hpp"
@@ -122,26 +123,34 @@ public:
         {
             py::gil_scoped_release nogil;
             const std::size_t m = polygons.size();
+            // Every polygon read and checked first, so that an invalid one raises before any
+            // work (the first by position), then tested, both on `threads` threads (0: all).
             std::vector<quoct::io::wkt_multi_polygon> areas(m);
-            for (std::size_t j = 0; j < m; ++j) {
-                const std::string name = "polygons[" + std::to_string(j) + "]";
-                if (geojson[j]) {
-                    std::istringstream in(polygons[j]);
-                    areas[j] = quoct::io::read_geojson_area(in, name);
-                } else {
-                    areas[j] = quoct::io::read_wkt_area(polygons[j], name);
-                }
-            }
+            std::vector<std::exception_ptr> errors(m);
+            quoct::parallel_for(
+                m, threads, [&](std::size_t j) {
+                    const std::string name = "polygons[" + std::to_string(j) + "]";
+                    try {
+                        if (geojson[j]) {
+                            std::istringstream in(polygons[j]);
+                            areas[j] = quoct::io::read_geojson_area(in, name);
+                        } else {
+                            areas[j] = quoct::io::read_wkt_area(polygons[j], name);
+                        }
+                    } catch (const quoct::io::parse_error&) {
+                        errors[j] = std::current_exception();
+                    }
+                },
+                1);
+            for (const auto& e : errors)
+                if (e) std::rethrow_exception(e);
             std::vector<std::vector<id_type>> covered(m);
-            std::atomic<std::size_t> next{0};
-            const auto work = [&] {
-                for (std::size_t j; (j = next.fetch_add(1)) < m;)
+            quoct::parallel_for(
+                m, threads,
+                [&](std::size_t j) {
                     geo::visit_covered_by(index_, areas[j], [&](id_type id) { covered[j].push_back(id); });
-            };
-            std::vector<std::thread> pool;
-            for (unsigned t = 1; t < threads && t < m; ++t) pool.emplace_back(work);
-            work();
-            for (auto& t : pool) t.join();
+                },
+                1);
             for (std::size_t j = 0; j < m; ++j)
                 for (id_type id : covered[j]) pairs.emplace_back(id, static_cast<std::int64_t>(j));
             std::sort(pairs.begin(), pairs.end());

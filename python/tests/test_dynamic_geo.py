@@ -208,6 +208,10 @@ def test_geo_join_pairs_boxes_as_brute_force(cities):
 
     with pytest.raises(ValueError, match=r"polygons\[1\]: invalid polygon: it intersects itself"):
         g.join(["POLYGON((0 0, 1 0, 1 1, 0 1, 0 0))", "POLYGON((0 0, 2 2, 2 0, 0 2, 0 0))"])
+    bow = "POLYGON((0 0, 2 2, 2 0, 0 2, 0 0))"
+    for workers in (1, 2, -1):  # the first invalid polygon by position, whatever the threads
+        with pytest.raises(ValueError, match=r"polygons\[1\]: invalid polygon"):
+            g.join(["POLYGON((0 0, 1 0, 1 1, 0 1, 0 0))", bow, bow, "POINT(1 2)"] + [bow] * 20, workers=workers)
     with pytest.raises(ValueError, match=r"polygons\[0\]: invalid WKT"):
         g.join(["POINT(1 2)"])
     with pytest.raises(ValueError, match=r"polygons\[0\]: not a GeoJSON Polygon or MultiPolygon"):

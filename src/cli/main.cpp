@@ -18,14 +18,11 @@
 #include <iterator>
 #include <limits>
 #include <map>
-#include <mutex>
-#include <atomic>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <sys/stat.h>
 #include <system_error>
-#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -33,6 +30,7 @@
 
 #include <quoct/geo.hpp>
 #include <quoct/geo_boost.hpp>
+#include <quoct/parallel.hpp>
 #include <quoct/io/geojson_polygons.hpp>
 #include <quoct/io/location_index.hpp>
 #include <quoct/io/locations.hpp>
@@ -668,26 +666,11 @@ int run_join(const join_args& j, const common& c, const io::location_index& x, c
     }
     const geo::index<>& ix = x.index();
     std::vector<std::vector<std::uint32_t>> covered(features);
-    std::atomic<std::size_t> next{0};
-    std::exception_ptr failure;
-    std::mutex failure_mutex;
-    const auto work = [&] {
-        for (std::size_t f; (f = next.fetch_add(1)) < features;) {
-            if (!areas[f]) continue;
-            try {
-                covered[f] = geo::covered_by(ix, *areas[f]);
-            } catch (...) {
-                std::lock_guard<std::mutex> lock(failure_mutex);
-                if (!failure) failure = std::current_exception();
-            }
-        }
-    };
-    std::vector<std::thread> pool;
-    const unsigned threads = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), 64));
-    for (unsigned t = 1; t < threads && t < features; ++t) pool.emplace_back(work);
-    work();
-    for (auto& t : pool) t.join();
-    if (failure) std::rethrow_exception(failure);
+    quoct::parallel_for(
+        features, 0, [&](std::size_t f) {
+            if (areas[f]) covered[f] = geo::covered_by(ix, *areas[f]);
+        },
+        1);
     const io::output_format format = format_of(c.format);
     if (j.count) {
         std::vector<std::size_t> which, counts;

@@ -222,6 +222,7 @@ std::string escaped(const std::string& text) {
         else if (c == '<') out += "&lt;";
         else if (c == '>') out += "&gt;";
         else if (c == '"') out += "&quot;";
+        else if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') out += ' ';  // not XML
         else out += c;
     }
     return out;
@@ -232,8 +233,17 @@ void draw_basemap(std::ostream& out, const std::vector<std::vector<geo::lonlat>>
                   const projection& pr) {
     if (rings.empty()) return;
     out << "<path fill=\"#f1eee6\" stroke=\"#a9a39a\" stroke-width=\"0.7\" fill-rule=\"evenodd\" d=\"";
-    for (const auto& ring : rings) {
-        if (ring.size() < 3) continue;
+    for (const auto& raw : rings) {
+        if (raw.size() < 3) continue;
+        // Continuous longitudes along the ring, by the queries' edge rule (an edge more than
+        // 180 degrees wide crosses lon 180 the short way), so a ring across lon 180 is not
+        // drawn inside out.
+        std::vector<geo::lonlat> ring(raw);
+        int turns = 0;
+        for (std::size_t i = 1; i < ring.size(); ++i) {
+            turns += geo::detail::edge_turns(raw[i - 1].lon, raw[i].lon, geo::detail::along_pole(raw[i - 1].lat, raw[i].lat));
+            ring[i].lon += 360.0 * turns;
+        }
         const box2 b = extent_of(ring);
         for (double shift : {-360.0, 0.0, 360.0}) {
             const box2 moved{{{b.lo[0] + shift, b.lo[1]}}, {{b.hi[0] + shift, b.hi[1]}}};
@@ -297,10 +307,11 @@ void draw_scale(std::ostream& out, const box2& view, const projection& pr) {
     const double km_per_degree = geo::earth_radius / 1000 * geo::pi / 180 * std::cos(mid * geo::pi / 180);
     const double degrees_per_px = (view.hi[0] - view.lo[0]) / pr.x(view.hi[0]);
     const double target_km = pr.x(view.hi[0]) / 5 * degrees_per_px * km_per_degree;
-    if (!(target_km > 0)) return;
-    double km = std::pow(10.0, std::floor(std::log10(target_km)));
-    for (double f : {2.0, 5.0, 10.0})
-        if (km * f <= target_km) km = std::pow(10.0, std::floor(std::log10(target_km))) * f;
+    if (!(target_km > 0) || !std::isfinite(target_km) || pr.height() < 40) return;  // no room in a thin strip
+    const double base = std::pow(10.0, std::floor(std::log10(target_km)));
+    double km = base;
+    for (double f : {2.0, 5.0})
+        if (base * f <= target_km) km = base * f;
     const double px = km / km_per_degree / degrees_per_px;
     const double x1 = pr.x(view.hi[0]) - px - 14, y = pr.height() - 16;
     char label[64];
