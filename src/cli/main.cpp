@@ -294,9 +294,9 @@ const char* const rules_footer =
 
 /// FILE and the options for reading it, which an index file does not use.
 void add_input(CLI::App& sub, common& c) {
-    sub.add_option("FILE", c.file, "CSV (with a header) or GeoJSON (.geojson/.json) file of points, or an index file "
-                                   "made by 'quoct index' (known by its content), - for standard input; default: the "
-                                   "bundled cities ($QUOCT_DATA overrides)");
+    sub.add_option("FILE", c.file, "CSV (with a header) or GeoJSON file of points (GeoJSON when it starts with '{'), "
+                                   "or an index file made by 'quoct index' (each known by its content), - for standard "
+                                   "input; default: the bundled cities ($QUOCT_DATA overrides)");
     sub.add_option("--lon-column", c.lon_column, "CSV column of longitudes (not used for an index file)")
         ->capture_default_str();
     sub.add_option("--lat-column", c.lat_column, "CSV column of latitudes (not used for an index file)")

@@ -2,7 +2,11 @@
 // compiled companion library quoct::io (link quoct::io, include <quoct/io/locations.hpp>).
 //
 // Reading. A CSV file with a header (see <quoct/io/csv.hpp>; longitude and latitude columns
-// chosen by name), or a GeoJSON FeatureCollection (RFC 7946) of Point features. Either way
+// chosen by name), or a GeoJSON FeatureCollection (RFC 7946) of Point features. A file or
+// stream is taken as GeoJSON by its content, whatever its name: when its first byte that is
+// not white space, after an optional UTF-8 byte-order mark, is '{' (quote a CSV header's
+// first name that starts with '{'); a byte-order mark before a CSV header is skipped too.
+// Either way
 // the result is a location_table: one location per good record, plus every other column (CSV)
 // or property (GeoJSON) kept, so that a name, a population or an id survives to the output.
 // GeoJSON keeps more: each property's JSON type (value_kind), the feature "id" and a third
@@ -133,22 +137,28 @@ location_table read_locations_csv(const std::string& path, const read_options& o
 /// it in errors. A Point's coordinates are [lon, lat] or [lon, lat, altitude] (the altitude is
 /// kept in location_table::altitudes); a feature's "properties" may be an object or null, and
 /// its "id" is kept in location_table::feature_ids. lon_column and lat_column are not used.
-/// Throws parse_error for malformed JSON ("source: invalid JSON: ..."), for a top level that
-/// is not a FeatureCollection with a "features" array, and for a bad feature under the stop
-/// policy ("source: feature 3: geometry is a LineString, not a Point"; features count from 1).
+/// A UTF-8 byte-order mark before the JSON is skipped. Throws parse_error for malformed JSON
+/// ("source: invalid JSON: ..."), for a top level that is not a FeatureCollection with a
+/// "features" array, and for a bad feature under the stop policy ("source: feature 3:
+/// geometry is a LineString, not a Point"; features count from 1).
 location_table read_locations_geojson(std::istream& in, const std::string& source, const read_options& options = {});
 
 /// Reads the GeoJSON file at `path`, as read_locations_geojson(stream, path, options).
 /// Also throws parse_error when the file cannot be opened.
 location_table read_locations_geojson(const std::string& path, const read_options& options = {});
 
-/// Reads `path` as GeoJSON when its name ends in .geojson or .json (any letter case), as CSV
-/// otherwise. Throws as the reader it picks.
+/// Reads `path` as GeoJSON when its first byte that is not white space, after an optional
+/// UTF-8 byte-order mark, is '{', as CSV otherwise, whatever the file is called (".txt",
+/// no extension). A regular file is looked at and rewound, then read a piece at a time as
+/// CSV; a file that cannot be rewound (a named pipe) is read whole first, as
+/// read_locations_stream does. Throws parse_error when the file cannot be opened ("path:
+/// cannot open: No such file or directory") or read, and as the reader it picks.
 location_table read_locations_file(const std::string& path, const read_options& options = {});
 
 /// Reads locations from `in` to its end (standard input, a pipe), as GeoJSON when the first
-/// byte that is not white space is '{', as CSV otherwise; `source` names it in errors.
-/// Throws as the reader it picks, and parse_error when the stream cannot be read.
+/// byte that is not white space, after an optional UTF-8 byte-order mark, is '{', as CSV
+/// otherwise; `source` names it in errors. Throws as the reader it picks, and parse_error
+/// when the stream cannot be read.
 location_table read_locations_stream(std::istream& in, const std::string& source, const read_options& options = {});
 
 /// One row of output: a record of a location_table and, optionally, its distance.

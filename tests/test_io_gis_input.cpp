@@ -1,0 +1,122 @@
+// quoct::io input as GIS files come: GeoJSON points known by content whatever the file is
+// called (a byte-order mark skipped), the GeoJSON 2008 "crs" member checked for points and
+// polygons, polygon vertices outside the globe refused by name, and open rings closed.
+#include <catch2/catch.hpp>
+
+#include <quoct/io/geojson_polygons.hpp>
+#include <quoct/io/locations.hpp>
+#include <quoct/io/wkt.hpp>
+
+#include <boost/geometry/algorithms/equals.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <sys/stat.h>
+#include <thread>
+#include <vector>
+
+namespace {
+
+namespace io = quoct::io;
+namespace fs = std::filesystem;
+using strings = std::vector<std::string>;
+
+template <class F>
+std::string failure(F&& f) {
+    try {
+        f();
+    } catch (const io::parse_error& e) {
+        return e.what();
+    }
+    return "no error";
+}
+
+// A directory of this test's own, removed at the end of the process.
+std::string temp_file(const std::string& name) {
+    struct directory {
+        fs::path path;
+        directory() {
+            std::random_device rd;
+            path = fs::temp_directory_path() / ("quoct_test_gis_" + std::to_string(rd()) + "_" + std::to_string(rd()));
+            fs::create_directories(path);
+        }
+        ~directory() {
+            std::error_code ignored;
+            fs::remove_all(path, ignored);
+        }
+    };
+    static const directory dir;
+    return (dir.path / name).string();
+}
+
+std::string written(const std::string& name, const std::string& text) {
+    const std::string path = temp_file(name);
+    std::ofstream(path, std::ios::binary) << text;
+    return path;
+}
+
+const std::string bom = "\xEF\xBB\xBF";
+const std::string points_geojson = R"({"type":"FeatureCollection","features":[{"type":"Feature",)"
+                                   R"("geometry":{"type":"Point","coordinates":[5,6]},"properties":{"name":"g"}}]})";
+const std::string points_csv = "name,lon,lat\nc,1,2\n";
+
+// The one point of points_geojson (5, 6, named g) or points_csv (1, 2, named c).
+void check_point(const io::location_table& t, double lon, const std::string& name) {
+    CHECK(t.columns == strings{"name"});
+    REQUIRE(t.locations.size() == 1);
+    CHECK(t.locations[0].lon == lon);
+    CHECK(t.values.field(0, 0) == name);
+}
+
+}  // namespace
+
+TEST_CASE("io gis input: GeoJSON points are known by content, whatever the file is called", "[io][geo][gis_input]") {
+    for (const std::string& prefix : {std::string(), std::string(" \r\n\t"), bom, bom + "\n  "}) {
+        INFO("prefix of " << prefix.size() << " bytes");
+        for (const char* name : {"points.txt", "points", "points.GEOJSON", "points.csv"}) {
+            INFO(name);
+            const std::string path = written(name, prefix + points_geojson);
+            const io::location_table t = io::read_locations_file(path);
+            check_point(t, 5, "g");
+            CHECK(t.source == path);
+        }
+        std::istringstream in(prefix + points_geojson);
+        check_point(io::read_locations_stream(in, "stdin"), 5, "g");
+    }
+    // CSV whatever the name too, and a byte-order mark before the header is not part of the
+    // first column's name (file and stream).
+    for (const std::string& prefix : {std::string(), bom}) {
+        for (const char* name : {"points.json", "points", "points.csv"}) {
+            INFO(name);
+            check_point(io::read_locations_file(written(name, prefix + points_csv)), 1, "c");
+        }
+        std::istringstream in(prefix + points_csv);
+        check_point(io::read_locations_stream(in, "stdin"), 1, "c");
+    }
+    CHECK(failure([] { io::read_locations_file("/nonexistent/points.txt"); }) ==
+          "/nonexistent/points.txt: cannot open: No such file or directory");
+    CHECK(failure([] { io::read_locations_file(written("empty.geojson", "")); }).find("empty.geojson: the file is empty") !=
+          std::string::npos);
+}
+
+TEST_CASE("io gis input: a file that cannot be rewound (a named pipe) is read by content too", "[io][geo][gis_input]") {
+    for (const std::string& text : {bom + points_geojson, points_csv}) {
+        const std::string fifo = temp_file("points.fifo");
+        fs::remove(fifo);
+        REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+        std::thread writer([&] { std::ofstream(fifo, std::ios::binary) << text; });
+        io::location_table t;
+        try {
+            t = io::read_locations_file(fifo);
+        } catch (...) {
+            writer.join();
+            throw;
+        }
+        writer.join();
+        check_point(t, text == points_csv ? 1 : 5, text == points_csv ? "c" : "g");
+        fs::remove(fifo);
+    }
+}
