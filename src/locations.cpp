@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "file_text.hpp"
+#include "geojson_crs.hpp"
 #include "ordered_json.hpp"
 
 namespace quoct {
@@ -481,6 +482,7 @@ location_table detail::read_locations_geojson(std::istream& in, const std::strin
     const auto features = doc.find("features");
     if (features == doc.end() || !features->is_array())
         throw parse_error(source, 0, "the FeatureCollection has no \"features\" array");
+    detail::check_crs(doc, source);
 
     location_table out;
     out.source = source;

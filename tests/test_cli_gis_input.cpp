@@ -47,6 +47,10 @@ std::vector<std::string> first_column(const std::string& csv) {
 const std::string bom = "\xEF\xBB\xBF";
 const std::string points = R"({"type":"FeatureCollection","features":[{"type":"Feature",)"
                            R"("geometry":{"type":"Point","coordinates":[5,6]},"properties":{"name":"g"}}]})";
+const std::string mercator_crs = R"("crs":{"type":"name","properties":{"name":"urn:ogc:def:crs:EPSG::3857"}},)";
+const std::string refused = "crs urn:ogc:def:crs:EPSG::3857 is not WGS 84 longitude/latitude; reproject first, e.g. "
+                            "ogr2ogr -t_srs EPSG:4326\n";
+
 }  // namespace
 
 TEST_CASE("cli gis input: GeoJSON points are known by content, in any file and on standard input", "[cli][gis_input]") {
@@ -64,6 +68,16 @@ TEST_CASE("cli gis input: GeoJSON points are known by content, in any file and o
     const auto c = run_cli("near --lon 1 --lat 2 --k 1 --format csv - < '" + csv + "'");
     CHECK(c.status == 0);
     CHECK(c.out.rfind("name,lon,lat", 0) == 0);  // the header's first column without the mark
+}
+
+TEST_CASE("cli gis input: a GeoJSON crs other than WGS 84 lon/lat is a data error", "[cli][gis_input]") {
+    const std::string pts = written("mercator_points.geojson", "{" + mercator_crs + points.substr(1));
+    CHECK(error_of("near --lon 5 --lat 6 --k 1 '" + pts + "'") == result{1, "quoct: error: " + pts + ": " + refused});
+    const std::string polygon = "{" + mercator_crs + R"("type":"Polygon","coordinates":[[[0,0],[10,0],[10,10],[0,0]]]})";
+    const std::string area = written("mercator_area.geojson", polygon);
+    CHECK(error_of("polygon --geojson '" + area + "'") == result{1, "quoct: error: " + area + ": " + refused});
+    CHECK(error_of("polygon --geojson '" + polygon + "'") == result{1, "quoct: error: --geojson: " + refused});
+    CHECK(error_of("join --polygons '" + area + "'") == result{1, "quoct: error: " + area + ": " + refused});
 }
 
 #endif  // QUOCT_CLI

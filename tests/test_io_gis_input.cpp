@@ -71,6 +71,21 @@ void check_point(const io::location_table& t, double lon, const std::string& nam
     CHECK(t.values.field(0, 0) == name);
 }
 
+std::string named_crs(const std::string& name) {
+    return R"({"type":"name","properties":{"name":")" + name + R"("}})";
+}
+
+// points_geojson with a "crs" member (its JSON) before the features.
+std::string points_with_crs(const std::string& crs) {
+    return R"({"type":"FeatureCollection","crs":)" + crs + points_geojson.substr(points_geojson.find(",\"features\""));
+}
+
+const char* const lonlat_crs_names[] = {"urn:ogc:def:crs:OGC:1.3:CRS84", "urn:ogc:def:crs:OGC::CRS84", "EPSG:4326",
+                                        "urn:ogc:def:crs:EPSG::4326", "urn:ogc:def:crs:ogc:1.3:crs84"};
+
+const std::string web_mercator_refused =
+    "crs urn:ogc:def:crs:EPSG::3857 is not WGS 84 longitude/latitude; reproject first, e.g. ogr2ogr -t_srs EPSG:4326";
+
 }  // namespace
 
 TEST_CASE("io gis input: GeoJSON points are known by content, whatever the file is called", "[io][geo][gis_input]") {
@@ -118,5 +133,67 @@ TEST_CASE("io gis input: a file that cannot be rewound (a named pipe) is read by
         writer.join();
         check_point(t, text == points_csv ? 1 : 5, text == points_csv ? "c" : "g");
         fs::remove(fifo);
+    }
+}
+
+TEST_CASE("io gis input: GeoJSON points with a crs other than WGS 84 lon/lat are refused", "[io][geo][gis_input]") {
+    for (const char* name : lonlat_crs_names) {
+        INFO(name);
+        std::istringstream in(points_with_crs(named_crs(name)));
+        check_point(io::read_locations_geojson(in, "t.geojson"), 5, "g");
+    }
+    std::istringstream null_crs(points_with_crs("null"));
+    check_point(io::read_locations_geojson(null_crs, "t.geojson"), 5, "g");
+
+    const std::string mercator = points_with_crs(named_crs("urn:ogc:def:crs:EPSG::3857"));
+    CHECK(failure([&] {
+              std::istringstream in(mercator);
+              io::read_locations_geojson(in, "t.geojson");
+          }) == "t.geojson: " + web_mercator_refused);
+    const std::string path = written("mercator.json", mercator);
+    CHECK(failure([&] { io::read_locations_file(path); }) == path + ": " + web_mercator_refused);
+    CHECK(failure([&] {
+              std::istringstream in(mercator);
+              io::read_locations_stream(in, "stdin");
+          }) == "stdin: " + web_mercator_refused);
+    // A crs that is not a name is named by its JSON.
+    const std::string link = R"({"type":"link","properties":{"href":"http://example.com/crs/42","type":"proj4"}})";
+    CHECK(failure([&] {
+              std::istringstream in(points_with_crs(link));
+              io::read_locations_geojson(in, "t.geojson");
+          }) == "t.geojson: crs " + link + " is not WGS 84 longitude/latitude; reproject first, e.g. ogr2ogr -t_srs EPSG:4326");
+}
+
+TEST_CASE("io gis input: GeoJSON polygons with a crs other than WGS 84 lon/lat are refused", "[io][polygon][gis_input]") {
+    const std::string geometry = R"({"type":"Polygon","coordinates":[[[0,0],[10,0],[10,10],[0,10],[0,0]]]})";
+    const std::string feature = R"({"type":"Feature","properties":{"name":"a"},"geometry":)" + geometry + "}";
+    // The crs member as the first member of each kind of top-level object.
+    const auto with_crs = [&](const std::string& crs) {
+        return strings{R"({"crs":)" + crs + "," + geometry.substr(1), R"({"crs":)" + crs + "," + feature.substr(1),
+                       R"({"crs":)" + crs + R"(,"type":"FeatureCollection","features":[)" + feature + "]}"};
+    };
+    for (const std::string& name : {std::string(lonlat_crs_names[0]), std::string("EPSG:4326"), std::string("urn:ogc:def:crs:EPSG::4326")})
+        for (const std::string& text : with_crs(named_crs(name))) {
+            INFO(text);
+            std::istringstream a(text), b(text), c(text);
+            CHECK(io::read_geojson_polygons(a, "g").size() == 1);
+            CHECK(io::read_geojson_area(b, "g").size() == 1);
+            CHECK(io::read_geojson_polygon_layer(c, "g").features.size() == 1);
+        }
+    for (const std::string& text : with_crs(named_crs("urn:ogc:def:crs:EPSG::3857"))) {
+        INFO(text);
+        const std::string expected = "g: " + web_mercator_refused;
+        CHECK(failure([&] {
+                  std::istringstream in(text);
+                  io::read_geojson_polygons(in, "g");
+              }) == expected);
+        CHECK(failure([&] {
+                  std::istringstream in(text);
+                  io::read_geojson_area(in, "g");
+              }) == expected);
+        CHECK(failure([&] {
+                  std::istringstream in(text);
+                  io::read_geojson_polygon_layer(in, "g");
+              }) == expected);
     }
 }
