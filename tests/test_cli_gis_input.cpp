@@ -80,4 +80,22 @@ TEST_CASE("cli gis input: a GeoJSON crs other than WGS 84 lon/lat is a data erro
     CHECK(error_of("join --polygons '" + area + "'") == result{1, "quoct: error: " + area + ": " + refused});
 }
 
+TEST_CASE("cli gis input: polygon --geojson - reads the polygon from standard input", "[cli][gis_input]") {
+    const std::string swiss = R"({"type":"Polygon","coordinates":[[[5.9,45.8],[10.5,45.8],[10.5,47.8],[5.9,47.8],[5.9,45.8]]]})";
+    const std::string path = written("swiss.geojson", swiss);
+    const auto from_file = run_cli("polygon --format csv --geojson '" + path + "'");
+    REQUIRE(from_file.status == 0);
+    REQUIRE(first_column(from_file.out).size() > 10);
+    const auto from_stdin = run_cli("polygon --format csv --geojson - < '" + path + "'");
+    CHECK(from_stdin.status == 0);
+    CHECK(from_stdin.out == from_file.out);
+    const result both = error_of("polygon --geojson - - < '" + path + "'");
+    CHECK(both.first == 2);
+    CHECK(both.second.substr(0, both.second.find('\n')) == "quoct: error: FILE and --geojson cannot both be '-' (standard input)");
+    // Errors name standard input as the points' reader does.
+    const std::string bad = written("bad.geojson", R"({"type":"Point","coordinates":[1,2]})");
+    CHECK(error_of("polygon --geojson - < '" + bad + "'") ==
+          result{1, "quoct: error: stdin: not a GeoJSON Polygon or MultiPolygon (a Point)\n"});
+}
+
 #endif  // QUOCT_CLI
