@@ -98,4 +98,11 @@ TEST_CASE("cli gis input: polygon --geojson - reads the polygon from standard in
           result{1, "quoct: error: stdin: not a GeoJSON Polygon or MultiPolygon (a Point)\n"});
 }
 
+TEST_CASE("cli gis input: polygon vertices off the globe are a data error naming the vertex", "[cli][gis_input]") {
+    CHECK(error_of("polygon --wkt 'POLYGON((0 0, 10 0, 10 91, 0 0))'") ==
+          result{1, "quoct: error: --wkt: invalid polygon: vertex (10, 91) has a latitude outside [-90, 90]\n"});
+    CHECK(error_of(R"(polygon --geojson '{"type":"Polygon","coordinates":[[[0,0],[10,0],[10,-91],[0,0]]]}')") ==
+          result{1, "quoct: error: --geojson: invalid polygon: vertex (10, -91) has a latitude outside [-90, 90]\n"});
+}
+
 #endif  // QUOCT_CLI

@@ -197,3 +197,28 @@ TEST_CASE("io gis input: GeoJSON polygons with a crs other than WGS 84 lon/lat a
               }) == expected);
     }
 }
+
+TEST_CASE("io gis input: polygon vertices off the globe are refused, naming the vertex", "[io][polygon][gis_input]") {
+    CHECK(failure([] { io::read_wkt_area("POLYGON((0 0, 10 0, 10 91, 0 0))", "--wkt"); }) ==
+          "--wkt: invalid polygon: vertex (10, 91) has a latitude outside [-90, 90]");
+    CHECK(failure([] { io::read_wkt_area("MULTIPOLYGON(((0 0, 1 0, 1 1, 0 0)),((0 0, 10 0, 10 -90.5, 0 0)))", "--wkt"); }) ==
+          "--wkt: invalid polygon: vertex (10, -90.5) has a latitude outside [-90, 90]");
+    CHECK(failure([] { io::read_wkt_area("POLYGON((0 0, 10 0, 10 10, 0 10, 0 0),(1 1, 2 1, 2 1e300, 1 1))", "--wkt"); }) ==
+          "--wkt: invalid polygon: vertex (2, 1e+300) has a latitude outside [-90, 90]");
+    CHECK(failure([] { io::read_wkt_area("POLYGON((0 0, 400 0, 400 1, 0 0))", "--wkt"); }) ==
+          "--wkt: invalid polygon: vertex (400, 0) has a longitude outside [-360, 360]");
+    const auto geojson_failure = [](const std::string& text) {
+        return failure([&] {
+            std::istringstream in(text);
+            io::read_geojson_area(in, "g");
+        });
+    };
+    CHECK(geojson_failure(R"({"type":"Polygon","coordinates":[[[0,0],[10,0],[10,91],[0,0]]]})") ==
+          "g: invalid polygon: vertex (10, 91) has a latitude outside [-90, 90]");
+    CHECK(geojson_failure(R"({"type":"Polygon","coordinates":[[[0,0],[-361,0],[-361,1],[0,0]]]})") ==
+          "g: invalid polygon: vertex (-361, 0) has a longitude outside [-360, 360]");
+    // The poles themselves, and longitudes past 180 (the documented way across lon 180), stay.
+    CHECK(io::read_wkt_area("POLYGON((-180 80, -180 90, 180 90, 180 80, -180 80))", "--wkt").size() == 1);
+    CHECK(io::read_wkt_area("POLYGON((-180 -90, -180 -80, 180 -80, 180 -90, -180 -90))", "--wkt").size() == 1);
+    CHECK(io::read_wkt_area("POLYGON((170 0, 190 0, 190 10, 170 10, 170 0))", "--wkt").size() == 1);
+}
