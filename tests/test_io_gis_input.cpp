@@ -222,3 +222,15 @@ TEST_CASE("io gis input: polygon vertices off the globe are refused, naming the 
     CHECK(io::read_wkt_area("POLYGON((-180 -90, -180 -80, 180 -80, 180 -90, -180 -90))", "--wkt").size() == 1);
     CHECK(io::read_wkt_area("POLYGON((170 0, 190 0, 190 10, 170 10, 170 0))", "--wkt").size() == 1);
 }
+
+TEST_CASE("io gis input: a ring whose last position is not its first is closed", "[io][polygon][gis_input]") {
+    const auto closed = io::read_wkt_area("POLYGON((0 0, 10 0, 10 10, 0 10, 0 0),(2 2, 4 2, 4 4, 2 4, 2 2))", "--wkt");
+    CHECK(boost::geometry::equals(io::read_wkt_area("POLYGON((0 0, 10 0, 10 10, 0 10),(2 2, 4 2, 4 4, 2 4))", "--wkt"), closed));
+    std::istringstream in(R"({"type":"Polygon","coordinates":[[[0,0],[10,0],[10,10],[0,10]],[[2,2],[4,2],[4,4],[2,4]]]})");
+    const io::wkt_multi_polygon area = io::read_geojson_area(in, "g");
+    CHECK(boost::geometry::equals(area, closed));
+    REQUIRE(area.size() == 1);
+    CHECK(area[0].outer().size() == 5);  // closed: the first position again at the end
+    CHECK(area[0].outer().front().x() == area[0].outer().back().x());
+    CHECK(area[0].outer().front().y() == area[0].outer().back().y());
+}

@@ -11,10 +11,12 @@
 // urn:ogc:def:crs:EPSG::4326; EPSG:4326 officially has latitude first, but files that
 // declare it, as GDAL writes them, hold longitude first, and are read so), any other is
 // refused ("source: crs urn:ogc:def:crs:EPSG::3857 is not WGS 84 longitude/latitude;
-// reproject first, e.g. ogr2ogr -t_srs EPSG:4326"). Longitudes, orientation and
-// validity are read as for WKT (see <quoct/io/wkt.hpp>): an edge whose longitudes differ by
-// more than 180 degrees crosses lon 180 the short way, rings may come in either orientation,
-// and an invalid polygon is refused.
+// reproject first, e.g. ogr2ogr -t_srs EPSG:4326"). Longitudes, latitudes, orientation,
+// closure and validity are read as for WKT (see <quoct/io/wkt.hpp>): an edge whose
+// longitudes differ by more than 180 degrees crosses lon 180 the short way, a vertex with a
+// latitude outside [-90, 90] is refused, rings may come in either orientation, a ring whose
+// last position is not its first is closed (as GEOS and shapely do; RFC 7946 asks for
+// closed rings), and an invalid polygon is refused.
 #ifndef QUOCT_IO_GEOJSON_POLYGONS_HPP
 #define QUOCT_IO_GEOJSON_POLYGONS_HPP
 

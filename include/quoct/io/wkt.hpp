@@ -11,7 +11,8 @@
 // degrees. Every vertex, as written, needs a latitude in [-90, 90] and a longitude in
 // [-360, 360] (past 180 or -180 only to cross lon 180, as above); any other is refused by
 // name ("invalid polygon: vertex (10, 91) has a latitude outside [-90, 90]"). Rings may be
-// given in either orientation and open or closed: the unwrapped polygon is corrected
+// given in either orientation and open or closed: a ring whose last position is not its
+// first is closed (as GEOS and shapely close it), and the unwrapped polygon is corrected
 // (bg::correct) and checked with bg::is_valid, so a self-intersecting ring ("it intersects
 // itself"), a spike, a hole outside its shell, a ring round a pole or a polygon wider than
 // 360 degrees is refused.
