@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "geojson_crs.hpp"
 #include "ordered_json.hpp"
 
 namespace quoct {
@@ -78,6 +79,7 @@ lonlat_polygons read_geojson_polygons(std::istream& in, const std::string& sourc
     } catch (const json::exception& e) {
         throw parse_error(source, 0, std::string("invalid JSON: ") + e.what());
     }
+    detail::check_crs(doc, source);
     lonlat_polygons out;
     const std::string kind = kind_of(doc);
     if (kind == "a Feature") {
@@ -126,6 +128,7 @@ polygon_layer read_geojson_polygon_layer(std::istream& in, const std::string& so
     } catch (const nlohmann::json::exception& e) {
         throw parse_error(source, 0, std::string("invalid JSON: ") + e.what());
     }
+    detail::check_crs(doc, source);
     polygon_layer layer;
     layer.source = source;
     std::unordered_map<std::string, std::size_t> column_of;

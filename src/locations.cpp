@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "file_text.hpp"
+#include "geojson_crs.hpp"
 #include "ordered_json.hpp"
 
 namespace quoct {
@@ -292,12 +293,6 @@ void keep_properties(const json& feature, const std::unordered_map<std::string_v
     out.values.push_row(views.data(), views.size());
 }
 
-bool ends_with_ci(const std::string& s, const std::string& suffix) {
-    if (s.size() < suffix.size()) return false;
-    return std::equal(suffix.begin(), suffix.end(), s.end() - static_cast<std::ptrdiff_t>(suffix.size()),
-                      [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
-}
-
 // Turns the records of a CSV table into locations, one record at a time.
 class location_builder {
 public:
@@ -416,16 +411,18 @@ location_table read_locations(const csv_table& table, const read_options& option
     return out;
 }
 
-location_table read_locations_csv(const std::string& path, const read_options& options) {
-    // Record by record, a piece of the file at a time, so that only the location table grows.
-    std::ifstream in = detail::open_file(path);
+namespace {
+
+// Reads CSV locations from `in` record by record, a piece of the stream at a time, so that
+// only the location table grows.
+location_table read_csv_locations(std::istream& in, const std::string& source, const read_options& options) {
     csv_table head;  // the header, for the column and number checks
-    head.source = path;
+    head.source = source;
     location_table out;
     std::optional<location_builder> builder;
     std::size_t total = 0;
     detail::scan_csv(
-        in, path, head.header,
+        in, source, head.header,
         [&](std::size_t size_hint) {
             builder.emplace(head, options, out);
             total = size_hint;
@@ -436,6 +433,39 @@ location_table read_locations_csv(const std::string& path, const read_options& o
         });
     if (!builder) location_builder(head, options, out);  // no records: the columns must still exist
     return out;
+}
+
+constexpr std::string_view byte_order_mark = "\xEF\xBB\xBF";
+
+bool json_space(char c) noexcept { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+// True when `text` (a whole input) is GeoJSON by its content: its first byte that is not
+// JSON white space, after an optional UTF-8 byte-order mark, is '{'.
+bool looks_like_json(std::string_view text) noexcept {
+    if (text.substr(0, byte_order_mark.size()) == byte_order_mark) text.remove_prefix(byte_order_mark.size());
+    const auto first = std::find_if_not(text.begin(), text.end(), json_space);
+    return first != text.end() && *first == '{';
+}
+
+// looks_like_json on the bytes of `in` up to its first byte that is not white space (or past
+// the mark); reads them, so the caller rewinds. Throws parse_error naming `source` when the
+// stream fails.
+bool starts_like_json(std::istream& in, const std::string& source) {
+    std::string head;
+    for (int c; (c = in.get()) != std::char_traits<char>::eof();) {
+        head += static_cast<char>(c);
+        const bool in_mark = head.size() <= byte_order_mark.size() && byte_order_mark.substr(0, head.size()) == head;
+        if (!in_mark && !json_space(static_cast<char>(c))) break;
+    }
+    if (in.bad()) throw parse_error(source, 0, "cannot read the file");
+    return looks_like_json(head);
+}
+
+}  // namespace
+
+location_table read_locations_csv(const std::string& path, const read_options& options) {
+    std::ifstream in = detail::open_file(path);
+    return read_csv_locations(in, path, options);
 }
 
 location_table detail::read_locations_geojson(std::istream& in, const std::string& source, const read_options& options,
@@ -452,6 +482,7 @@ location_table detail::read_locations_geojson(std::istream& in, const std::strin
     const auto features = doc.find("features");
     if (features == doc.end() || !features->is_array())
         throw parse_error(source, 0, "the FeatureCollection has no \"features\" array");
+    detail::check_crs(doc, source);
 
     location_table out;
     out.source = source;
@@ -503,16 +534,24 @@ location_table read_locations_geojson(const std::string& path, const read_option
 }
 
 location_table read_locations_file(const std::string& path, const read_options& options) {
-    if (ends_with_ci(path, ".geojson") || ends_with_ci(path, ".json")) return read_locations_geojson(path, options);
-    return read_locations_csv(path, options);
+    std::ifstream in = detail::open_file(path);
+    // A pipe (a named one, /dev/stdin) cannot be rewound after a look at its first bytes.
+    if (in.tellg() == std::istream::pos_type(-1)) {
+        in.clear();
+        return read_locations_stream(in, path, options);
+    }
+    const bool geojson = starts_like_json(in, path);
+    in.clear();
+    if (!in.seekg(0)) throw parse_error(path, 0, "cannot read the file");
+    return geojson ? read_locations_geojson(in, path, options) : read_csv_locations(in, path, options);
 }
 
 location_table read_locations_stream(std::istream& in, const std::string& source, const read_options& options) {
     std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
     if (in.bad()) throw parse_error(source, 0, "cannot read the input");
-    const std::size_t first = text.find_first_not_of(" \t\r\n");
+    const bool geojson = looks_like_json(text);
     std::istringstream whole(std::move(text));
-    if (first != std::string::npos && whole.str()[first] == '{') return read_locations_geojson(whole, source, options);
+    if (geojson) return read_locations_geojson(whole, source, options);
     return read_locations(read_csv(whole, source), options);
 }
 

@@ -243,9 +243,16 @@ io::output_format format_of(const std::string& name) {
     return name == "csv" ? io::output_format::csv : name == "geojson" ? io::output_format::geojson : io::output_format::table;
 }
 
-/// The polygon subcommand's area: --wkt, or --geojson as text (starting with '{') or a file.
+/// The polygon subcommand's area: --wkt, or --geojson as text (starting with '{'), '-' for
+/// standard input, or a file.
 io::wkt_multi_polygon polygon_area(const query& q, bool geojson) {
     if (!geojson) return io::read_wkt_area(q.wkt, "--wkt");
+    if (q.geojson == "-") {
+        std::string text{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
+        if (std::cin.bad()) throw io::parse_error("stdin", 0, "cannot read the input");
+        std::istringstream in(std::move(text));
+        return io::read_geojson_area(in, "stdin");
+    }
     const std::size_t first = q.geojson.find_first_not_of(" \t\r\n");
     if (first != std::string::npos && q.geojson[first] == '{') {
         std::istringstream in(q.geojson);
@@ -294,9 +301,9 @@ const char* const rules_footer =
 
 /// FILE and the options for reading it, which an index file does not use.
 void add_input(CLI::App& sub, common& c) {
-    sub.add_option("FILE", c.file, "CSV (with a header) or GeoJSON (.geojson/.json) file of points, or an index file "
-                                   "made by 'quoct index' (known by its content), - for standard input; default: the "
-                                   "bundled cities ($QUOCT_DATA overrides)");
+    sub.add_option("FILE", c.file, "CSV (with a header) or GeoJSON file of points (GeoJSON when it starts with '{'), "
+                                   "or an index file made by 'quoct index' (each known by its content), - for standard "
+                                   "input; default: the bundled cities ($QUOCT_DATA overrides)");
     sub.add_option("--lon-column", c.lon_column, "CSV column of longitudes (not used for an index file)")
         ->capture_default_str();
     sub.add_option("--lat-column", c.lat_column, "CSV column of latitudes (not used for an index file)")
@@ -379,7 +386,8 @@ commands add_commands(CLI::App& app, common& c, query& q, number_args& a, join_a
                                                 "file order; an edge more than 180 degrees wide crosses lon 180 the short way");
     auto* wkt = cmd.polygon->add_option("--wkt", q.wkt, "POLYGON((lon lat, ...)) or MULTIPOLYGON(...), optionally after SRID=4326;");
     auto* geojson = cmd.polygon->add_option("--geojson", q.geojson, "a GeoJSON Polygon or MultiPolygon (geometry, Feature or "
-                                                                     "FeatureCollection), as text starting with '{' or a file");
+                                                                     "FeatureCollection), as text starting with '{', a file, "
+                                                                     "or - for standard input");
     wkt->excludes(geojson);
     CLI::App* polygon = cmd.polygon;
     polygon->callback([polygon] {
@@ -499,6 +507,8 @@ void check_arguments(const CLI::App& used, const common& c, const number_args& a
     if (c.file == "-" && c.centers == "-") throw usage_error("FILE and --centers cannot both be '-' (standard input)");
     if (c.file == "-" && used.get_name() == "join" && used.get_option("--polygons")->as<std::string>() == "-")
         throw usage_error("FILE and --polygons cannot both be '-' (standard input)");
+    if (c.file == "-" && used.get_name() == "polygon" && used.count("--geojson") > 0 && q.geojson == "-")
+        throw usage_error("FILE and --geojson cannot both be '-' (standard input)");
     if (c.lon_column == c.lat_column)
         throw usage_error("--lon-column and --lat-column are both '" + c.lon_column + "'; give two different columns");
 }

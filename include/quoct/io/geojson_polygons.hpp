@@ -5,10 +5,18 @@
 // Input: a GeoJSON (RFC 7946) Polygon or MultiPolygon geometry object, a Feature whose
 // geometry is one, or a FeatureCollection whose features all have one (their polygons taken
 // together; a feature with a null geometry is left out). Positions are [lon, lat] or
-// [lon, lat, altitude] in degrees (the altitude is ignored). Longitudes, orientation and
-// validity are read as for WKT (see <quoct/io/wkt.hpp>): an edge whose longitudes differ by
-// more than 180 degrees crosses lon 180 the short way, rings may come in either orientation,
-// and an invalid polygon is refused.
+// [lon, lat, altitude] in degrees (the altitude is ignored), WGS 84 as RFC 7946 says: a
+// top-level "crs" member (GeoJSON 2008) must be null or name WGS 84 lon/lat
+// (urn:ogc:def:crs:OGC:1.3:CRS84, urn:ogc:def:crs:OGC::CRS84, EPSG:4326 or
+// urn:ogc:def:crs:EPSG::4326; EPSG:4326 officially has latitude first, but files that
+// declare it, as GDAL writes them, hold longitude first, and are read so), any other is
+// refused ("source: crs urn:ogc:def:crs:EPSG::3857 is not WGS 84 longitude/latitude;
+// reproject first, e.g. ogr2ogr -t_srs EPSG:4326"). Longitudes, latitudes, orientation,
+// closure and validity are read as for WKT (see <quoct/io/wkt.hpp>): an edge whose
+// longitudes differ by more than 180 degrees crosses lon 180 the short way, a vertex with a
+// latitude outside [-90, 90] is refused, rings may come in either orientation, a ring whose
+// last position is not its first is closed (as GEOS and shapely do; RFC 7946 asks for
+// closed rings), and an invalid polygon is refused.
 #ifndef QUOCT_IO_GEOJSON_POLYGONS_HPP
 #define QUOCT_IO_GEOJSON_POLYGONS_HPP
 
@@ -29,8 +37,9 @@ namespace io {
 using lonlat_polygons = std::vector<std::vector<std::vector<geo::lonlat>>>;
 
 /// Parses GeoJSON from `in` to its end (see the top of this header for what it may hold);
-/// `source` names it in errors. Checks the structure only: every position two or three
-/// numbers, every ring an array of positions. Throws parse_error: "source: invalid JSON: ...",
+/// `source` names it in errors. Checks the structure and the crs only: every position two or
+/// three numbers, every ring an array of positions. Throws parse_error: "source: invalid JSON: ...",
+/// "source: crs ... is not WGS 84 longitude/latitude; ...",
 /// "source: not a GeoJSON Polygon or MultiPolygon (a Point)", "source: features[2]: geometry
 /// is a Point, not a Polygon or MultiPolygon", "source: coordinates[0][3]: not a [lon, lat]
 /// position" (paths count from 0, as JSON arrays do). Reentrant.

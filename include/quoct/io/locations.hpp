@@ -2,7 +2,17 @@
 // compiled companion library quoct::io (link quoct::io, include <quoct/io/locations.hpp>).
 //
 // Reading. A CSV file with a header (see <quoct/io/csv.hpp>; longitude and latitude columns
-// chosen by name), or a GeoJSON FeatureCollection (RFC 7946) of Point features. Either way
+// chosen by name), or a GeoJSON FeatureCollection (RFC 7946) of Point features. A file or
+// stream is taken as GeoJSON by its content, whatever its name: when its first byte that is
+// not white space, after an optional UTF-8 byte-order mark, is '{' (quote a CSV header's
+// first name that starts with '{'); a byte-order mark before a CSV header is skipped too.
+// GeoJSON coordinates are WGS 84 longitude and latitude in degrees, as RFC 7946 says; a
+// "crs" member at the top (GeoJSON 2008) is accepted only when it names that system
+// (urn:ogc:def:crs:OGC:1.3:CRS84 or urn:ogc:def:crs:OGC::CRS84, or EPSG:4326 /
+// urn:ogc:def:crs:EPSG::4326, read as longitude then latitude as GDAL writes it, although
+// EPSG:4326 officially puts latitude first) or is null; any other crs throws parse_error
+// ("file: crs urn:ogc:def:crs:EPSG::3857 is not WGS 84 longitude/latitude; reproject first,
+// e.g. ogr2ogr -t_srs EPSG:4326"), as projected coordinates are not degrees. Either way
 // the result is a location_table: one location per good record, plus every other column (CSV)
 // or property (GeoJSON) kept, so that a name, a population or an id survives to the output.
 // GeoJSON keeps more: each property's JSON type (value_kind), the feature "id" and a third
@@ -15,7 +25,7 @@
 // "file.geojson: feature 3: ...", features counted from 1 as lines are); with bad_row_policy::skip it is left out, listed in
 // location_table::skipped and passed to read_options::on_skip if set. Problems with the file
 // as a whole (missing, unreadable, malformed CSV or JSON, a missing column, JSON that is not a
-// FeatureCollection) always throw parse_error.
+// FeatureCollection, a crs other than WGS 84 lon/lat) always throw parse_error.
 //
 // Writing. The rows a query picked, as an aligned text table, as CSV (RFC 4180, read back by
 // read_locations_csv) or as a GeoJSON FeatureCollection (read back by read_locations_geojson).
@@ -133,22 +143,29 @@ location_table read_locations_csv(const std::string& path, const read_options& o
 /// it in errors. A Point's coordinates are [lon, lat] or [lon, lat, altitude] (the altitude is
 /// kept in location_table::altitudes); a feature's "properties" may be an object or null, and
 /// its "id" is kept in location_table::feature_ids. lon_column and lat_column are not used.
-/// Throws parse_error for malformed JSON ("source: invalid JSON: ..."), for a top level that
-/// is not a FeatureCollection with a "features" array, and for a bad feature under the stop
-/// policy ("source: feature 3: geometry is a LineString, not a Point"; features count from 1).
+/// A UTF-8 byte-order mark before the JSON is skipped. Throws parse_error for malformed JSON
+/// ("source: invalid JSON: ..."), for a top level that is not a FeatureCollection with a
+/// "features" array, for a "crs" member that does not name WGS 84 lon/lat (see the top of
+/// this header), and for a bad feature under the stop policy ("source: feature 3: geometry
+/// is a LineString, not a Point"; features count from 1).
 location_table read_locations_geojson(std::istream& in, const std::string& source, const read_options& options = {});
 
 /// Reads the GeoJSON file at `path`, as read_locations_geojson(stream, path, options).
 /// Also throws parse_error when the file cannot be opened.
 location_table read_locations_geojson(const std::string& path, const read_options& options = {});
 
-/// Reads `path` as GeoJSON when its name ends in .geojson or .json (any letter case), as CSV
-/// otherwise. Throws as the reader it picks.
+/// Reads `path` as GeoJSON when its first byte that is not white space, after an optional
+/// UTF-8 byte-order mark, is '{', as CSV otherwise, whatever the file is called (".txt",
+/// no extension). A regular file is looked at and rewound, then read a piece at a time as
+/// CSV; a file that cannot be rewound (a named pipe) is read whole first, as
+/// read_locations_stream does. Throws parse_error when the file cannot be opened ("path:
+/// cannot open: No such file or directory") or read, and as the reader it picks.
 location_table read_locations_file(const std::string& path, const read_options& options = {});
 
 /// Reads locations from `in` to its end (standard input, a pipe), as GeoJSON when the first
-/// byte that is not white space is '{', as CSV otherwise; `source` names it in errors.
-/// Throws as the reader it picks, and parse_error when the stream cannot be read.
+/// byte that is not white space, after an optional UTF-8 byte-order mark, is '{', as CSV
+/// otherwise; `source` names it in errors. Throws as the reader it picks, and parse_error
+/// when the stream cannot be read.
 location_table read_locations_stream(std::istream& in, const std::string& source, const read_options& options = {});
 
 /// One row of output: a record of a location_table and, optionally, its distance.

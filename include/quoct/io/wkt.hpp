@@ -8,10 +8,14 @@
 // the area is unwrapped (geo::unwrap_longitudes) into continuous longitudes, which may then
 // run past 180 or -180 (see "Longitudes" in <quoct/geo_boost.hpp>). A PostGIS EWKT prefix
 // "SRID=4326;" is accepted; any other SRID is refused, as its coordinates are not lon/lat
-// degrees. Rings may be given in either orientation and open or closed: the unwrapped
-// polygon is corrected (bg::correct) and checked with bg::is_valid, so a self-intersecting
-// ring ("it intersects itself"), a spike, a hole outside its shell, a ring round a pole or
-// a polygon wider than 360 degrees is refused.
+// degrees. Every vertex, as written, needs a latitude in [-90, 90] and a longitude in
+// [-360, 360] (past 180 or -180 only to cross lon 180, as above); any other is refused by
+// name ("invalid polygon: vertex (10, 91) has a latitude outside [-90, 90]"). Rings may be
+// given in either orientation and open or closed: a ring whose last position is not its
+// first is closed (as GEOS and shapely close it), and the unwrapped polygon is corrected
+// (bg::correct) and checked with bg::is_valid, so a self-intersecting ring ("it intersects
+// itself"), a spike, a hole outside its shell, a ring round a pole or a polygon wider than
+// 360 degrees is refused.
 #ifndef QUOCT_IO_WKT_HPP
 #define QUOCT_IO_WKT_HPP
 
@@ -111,10 +115,31 @@ inline std::string self_crossing_ring(const wkt_multi_polygon& area) {
     return "";
 }
 
+/// Throws parse_error naming the first vertex of `area`, as written (before unwrapping), whose
+/// latitude is outside [-90, 90] or whose longitude is outside [-360, 360], the range
+/// geo::unwrap_longitudes reads; a NaN is left to it.
+inline void check_vertices(const wkt_multi_polygon& area, const std::string& source) {
+    const auto check = [&](const wkt_point& p) {
+        const double lon = p.x(), lat = p.y();
+        const char* what = lat < -90 || lat > 90      ? "latitude outside [-90, 90]"
+                           : lon < -360 || lon > 360 ? "longitude outside [-360, 360]"
+                                                     : nullptr;
+        if (what != nullptr)
+            throw parse_error(source, 0, "invalid polygon: vertex (" + shortest_decimal(lon) + ", " + shortest_decimal(lat) +
+                                             ") has a " + what);
+    };
+    for (const wkt_polygon& polygon : area) {
+        for (const wkt_point& p : polygon.outer()) check(p);
+        for (const auto& hole : polygon.inners())
+            for (const wkt_point& p : hole) check(p);
+    }
+}
+
 /// Unwraps, corrects and validates an area read from `source`, as the top of this header says.
 inline void finish_area(wkt_multi_polygon& area, const std::string& source) {
     namespace bg = boost::geometry;
     if (area.empty()) throw parse_error(source, 0, "invalid polygon: it is empty");
+    check_vertices(area, source);
     try {
         geo::unwrap_longitudes(area);
     } catch (const std::invalid_argument& e) {
@@ -149,7 +174,8 @@ inline void finish_area(wkt_multi_polygon& area, const std::string& source) {
 /// "source: invalid WKT: ..." for text Boost.Geometry cannot read and for any other
 /// geometry type, "source: SRID=n is not supported: ..." for an SRID other than 4326, and
 /// "source: invalid polygon: ..." for an invalid or empty one ("it intersects itself (...)"
-/// when a ring crosses itself or another ring). Thread-safe (no shared state).
+/// when a ring crosses itself or another ring, "vertex (lon, lat) has a latitude outside
+/// [-90, 90]"). Thread-safe (no shared state).
 inline wkt_multi_polygon read_wkt_area(const std::string& wkt, const std::string& source) {
     namespace bg = boost::geometry;
     const std::string text = detail::strip_srid(wkt, source);
