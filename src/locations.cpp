@@ -196,8 +196,9 @@ bool json_value(std::string_view value, value_kind kind, json& out) {
 
 void write_geojson(std::ostream& out, const location_table& table, const std::vector<hit>& hits,
                    const write_options& options) {
-    const std::vector<std::string> names = output_columns(table, options);
-    const std::size_t first = options.center_column.empty() ? 0 : 1;
+    write_options as_geojson = options;
+    as_geojson.format = output_format::geojson;
+    const std::vector<std::string> names = output_columns(table, as_geojson);
     out << "{\"type\":\"FeatureCollection\",\"features\":[";
     for (std::size_t i = 0; i < hits.size(); ++i) {
         const hit& h = hits[i];
@@ -205,21 +206,9 @@ void write_geojson(std::ostream& out, const location_table& table, const std::ve
         // The names are unique, so each is appended: properties[name] would compare it with
         // every earlier one (ordered_json searches), quadratic in the columns.
         auto& members = properties.get_ref<json::object_t&>();
-        if (first == 1) {
-            const value_kind kind = h.center < options.center_kinds.size() ? options.center_kinds[h.center] : value_kind::text;
-            if (json_value(center_label(options, h), kind, value)) members.emplace_back(names[0], std::move(value));
-        }
-        for (std::size_t c = 0; c < table.columns.size(); ++c)
-            if (json_value(table.values.field(h.id, c), table.kind(h.id, c), value))
-                members.emplace_back(names[first + c], std::move(value));
-        const std::size_t extras = options.extra_columns.size();
-        if (options.with_distance) members.emplace_back(names[names.size() - 1 - extras], std::round(h.metres) / 1000);
-        for (std::size_t k = 0; k < extras; ++k) {
-            const auto& kinds = options.extra_kinds;
-            const value_kind kind = h.extra < kinds.size() && k < kinds[h.extra].size() ? kinds[h.extra][k] : value_kind::text;
-            if (json_value(options.extra_values[h.extra][k], kind, value))
-                members.emplace_back(names[names.size() - extras + k], std::move(value));
-        }
+        for_each_property(table, h, options, [&](std::size_t column, std::string_view text, value_kind kind) {
+            if (json_value(text, kind, value)) members.emplace_back(names[column], std::move(value));
+        });
         json coordinates = {table.locations[h.id].lon, table.locations[h.id].lat};
         if (has_altitudes(table) && !std::isnan(table.altitudes[h.id])) coordinates.push_back(table.altitudes[h.id]);
         json feature = {{"type", "Feature"}};
@@ -461,6 +450,16 @@ bool starts_like_json(std::istream& in, const std::string& source) {
     return looks_like_json(head);
 }
 
+// Throws parse_error when `head` (the first bytes of `source`) is not text: a GeoPackage,
+// a FlatGeobuf or Shapefile, any file with a NUL byte, saying what it is and what to do.
+void refuse_binary(std::string_view head, const std::string& source) {
+    const std::string kind = binary_kind(head.data(), head.size());
+    if (kind.empty()) return;
+    throw parse_error(source, 0, "is " + kind + ", not CSV or GeoJSON text: read it through GDAL (quoct::io::gdal, "
+                                 "or the quoct command built with GDAL) or convert it first, e.g. "
+                                 "ogr2ogr -f CSV out.csv FILE -lco GEOMETRY=AS_XY");
+}
+
 }  // namespace
 
 location_table read_locations_csv(const std::string& path, const read_options& options) {
@@ -540,6 +539,12 @@ location_table read_locations_file(const std::string& path, const read_options& 
         in.clear();
         return read_locations_stream(in, path, options);
     }
+    char head[512];
+    in.read(head, sizeof head);
+    if (in.bad()) throw parse_error(path, 0, "cannot read the file");
+    refuse_binary(std::string_view(head, static_cast<std::size_t>(in.gcount())), path);
+    in.clear();
+    if (!in.seekg(0)) throw parse_error(path, 0, "cannot read the file");
     const bool geojson = starts_like_json(in, path);
     in.clear();
     if (!in.seekg(0)) throw parse_error(path, 0, "cannot read the file");
@@ -549,10 +554,32 @@ location_table read_locations_file(const std::string& path, const read_options& 
 location_table read_locations_stream(std::istream& in, const std::string& source, const read_options& options) {
     std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
     if (in.bad()) throw parse_error(source, 0, "cannot read the input");
+    refuse_binary(std::string_view(text).substr(0, 512), source);
     const bool geojson = looks_like_json(text);
     std::istringstream whole(std::move(text));
     if (geojson) return read_locations_geojson(whole, source, options);
     return read_locations(read_csv(whole, source), options);
+}
+
+void for_each_property(const location_table& table, const hit& h, const write_options& options,
+                       const std::function<void(std::size_t, std::string_view, value_kind)>& visit) {
+    std::size_t column = 0;
+    if (!options.center_column.empty()) {
+        const value_kind kind = h.center < options.center_kinds.size() ? options.center_kinds[h.center] : value_kind::text;
+        visit(column++, center_label(options, h), kind);
+    }
+    for (std::size_t c = 0; c < table.columns.size(); ++c) visit(column++, table.values.field(h.id, c), table.kind(h.id, c));
+    // Kilometres as GeoJSON has always written them: whole metres, / 1000, a real ("1.0").
+    if (options.with_distance) {
+        std::string km = shortest_decimal(std::round(h.metres) / 1000);
+        if (km.find_first_of(".e") == std::string::npos) km += ".0";
+        visit(column++, km, value_kind::json);
+    }
+    const auto& kinds = options.extra_kinds;
+    for (std::size_t k = 0; k < options.extra_columns.size(); ++k) {
+        const value_kind kind = h.extra < kinds.size() && k < kinds[h.extra].size() ? kinds[h.extra][k] : value_kind::text;
+        visit(column++, options.extra_values[h.extra][k], kind);
+    }
 }
 
 std::vector<std::string> output_columns(const location_table& table, const write_options& options) {
@@ -593,6 +620,19 @@ void write_rows(std::ostream& out, const std::vector<std::vector<std::string>>& 
         write_csv(out, cells);
     else
         write_table(out, cells);
+}
+
+std::string binary_kind(const void* bytes, std::size_t size) {
+    const std::string_view head(static_cast<const char*>(bytes), size);
+    if (head.find('\0') == std::string_view::npos) return {};
+    const auto starts = [&](std::string_view magic) { return head.substr(0, magic.size()) == magic; };
+    if (starts(std::string_view("SQLite format 3\0", 16))) return "a GeoPackage or SQLite database";
+    if (starts("fgb\x03")) return "a FlatGeobuf file";
+    if (starts(std::string_view("\0\0\x27\x0a", 4))) return "an ESRI Shapefile";
+    if (starts("PK\x03\x04")) return "a zip archive";
+    if (starts("\x1f\x8b")) return "a gzip file";
+    if (starts("\x89QUOCT\r\n")) return "a quoct index file (open it with quoct::open)";
+    return "a binary file (it holds a NUL byte)";
 }
 
 std::string shortest_decimal(double x) {

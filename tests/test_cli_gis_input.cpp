@@ -70,14 +70,28 @@ TEST_CASE("cli gis input: GeoJSON points are known by content, in any file and o
     CHECK(c.out.rfind("name,lon,lat", 0) == 0);  // the header's first column without the mark
 }
 
-TEST_CASE("cli gis input: a GeoJSON crs other than WGS 84 lon/lat is a data error", "[cli][gis_input]") {
+TEST_CASE("cli gis input: a GeoJSON crs other than WGS 84 lon/lat is a data error, or reprojected by GDAL", "[cli][gis_input]") {
     const std::string pts = written("mercator_points.geojson", "{" + mercator_crs + points.substr(1));
-    CHECK(error_of("near --lon 5 --lat 6 --k 1 '" + pts + "'") == result{1, "quoct: error: " + pts + ": " + refused});
     const std::string polygon = "{" + mercator_crs + R"("type":"Polygon","coordinates":[[[0,0],[10,0],[10,10],[0,0]]]})";
     const std::string area = written("mercator_area.geojson", polygon);
+    // polygon --geojson takes WGS 84 only, with or without GDAL.
     CHECK(error_of("polygon --geojson '" + area + "'") == result{1, "quoct: error: " + area + ": " + refused});
     CHECK(error_of("polygon --geojson '" + polygon + "'") == result{1, "quoct: error: --geojson: " + refused});
+#ifdef QUOCT_CLI_GDAL
+    // Built with GDAL, a points file and a join layer are reprojected: the point (5 m, 6 m)
+    // in Web Mercator is 4.49e-5 E, 5.39e-5 N; a square of 10 m covers it, not (5, 6) degrees.
+    const auto near = run_cli("near --lon 0 --lat 0 --k 1 --format csv '" + pts + "'");
+    REQUIRE(near.status == 0);
+    CHECK_THAT(near.out, Catch::Contains("g,4.4915764205") && Catch::Contains("e-05,5.389891704"));
+    const std::string square = written("mercator_square.geojson", "{" + mercator_crs +
+                               R"("type":"Polygon","coordinates":[[[0,0],[10,0],[10,10],[0,10],[0,0]]]})");
+    const std::string degrees = written("degrees.geojson", points);
+    CHECK(run_cli("join --count --format csv --polygons '" + square + "' '" + pts + "'").out == "polygon_id,count\r\n1,1\r\n");
+    CHECK(run_cli("join --count --format csv --polygons '" + square + "' '" + degrees + "'").out == "polygon_id,count\r\n1,0\r\n");
+#else
+    CHECK(error_of("near --lon 5 --lat 6 --k 1 '" + pts + "'") == result{1, "quoct: error: " + pts + ": " + refused});
     CHECK(error_of("join --polygons '" + area + "'") == result{1, "quoct: error: " + area + ": " + refused});
+#endif
 }
 
 TEST_CASE("cli gis input: polygon --geojson - reads the polygon from standard input", "[cli][gis_input]") {

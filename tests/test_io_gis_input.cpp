@@ -234,3 +234,33 @@ TEST_CASE("io gis input: a ring whose last position is not its first is closed",
     CHECK(area[0].outer().front().x() == area[0].outer().back().x());
     CHECK(area[0].outer().front().y() == area[0].outer().back().y());
 }
+
+TEST_CASE("io gis input: a binary file (GeoPackage, FlatGeobuf, Shapefile) is named, not parsed as CSV", "[io][gis_input]") {
+    struct case_t {
+        std::string bytes, kind;
+    };
+    const std::vector<case_t> cases = {
+        {std::string("SQLite format 3\0\x10\0\x01\x01", 20), "a GeoPackage or SQLite database"},
+        {std::string("fgb\x03" "fgb\0\x10\0\0\0", 12), "a FlatGeobuf file"},
+        {std::string("\0\0\x27\x0a\0\0\0\0", 8), "an ESRI Shapefile"},
+        {std::string("PK\x03\x04\x14\0\0\0", 8), "a zip archive"},
+        {std::string("lon,lat\n1,2\0\n", 13), "a binary file (it holds a NUL byte)"},
+    };
+    for (const auto& c : cases) {
+        INFO(c.kind);
+        CHECK(io::binary_kind(c.bytes.data(), c.bytes.size()) == c.kind);
+        const std::string says = "is " + c.kind + ", not CSV or GeoJSON text";
+        const std::string path = temp_file("binary.csv");
+        std::ofstream(path, std::ios::binary) << c.bytes;
+        const std::string file_message = failure([&] { io::read_locations_file(path); });
+        CHECK_THAT(file_message, Catch::Contains(says));
+        CHECK_THAT(file_message, Catch::Contains("ogr2ogr -f CSV"));
+        std::istringstream in(c.bytes);
+        CHECK_THAT(failure([&] { io::read_locations_stream(in, "stdin"); }), Catch::StartsWith("stdin: " + says));
+    }
+    // Text stays text: UTF-8 and a byte-order mark are not binary.
+    const std::string text = "\xEF\xBB\xBFname,lon,lat\nK\xC3\xB8" "benhavn,12.5,55.7\n";
+    CHECK(io::binary_kind(text.data(), text.size()).empty());
+    std::istringstream in(text);
+    CHECK(io::read_locations_stream(in, "stdin").locations.size() == 1);
+}

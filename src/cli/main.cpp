@@ -1,6 +1,7 @@
-// quoct: the command line. Queries a file of lon/lat points (CSV or GeoJSON; by default the
-// bundled world cities) with a quoct::geo::index and prints the hits as a table, CSV or
-// GeoJSON, or draws the quadtree, the query and its hits as an SVG picture.
+// quoct: the command line. Queries a file of lon/lat points (CSV or GeoJSON; with GDAL any
+// vector source; by default the bundled world cities) with a quoct::geo::index and prints
+// the hits as a table, CSV or GeoJSON (with GDAL also GeoPackage or FlatGeobuf), or draws
+// the quadtree, the query and its hits as an SVG picture.
 //
 // Exit codes: 0 success (and --help); 1 a data error (missing or malformed file, bad row
 // under --on-bad-row=stop, invalid WKT, a file that cannot be written); 2 a usage error (bad
@@ -36,6 +37,10 @@
 #include <quoct/io/locations.hpp>
 #include <quoct/io/wkt.hpp>
 
+#ifdef QUOCT_WITH_GDAL
+#include <quoct/io/gdal.hpp>
+#endif
+
 #include "svg.hpp"
 
 namespace {
@@ -49,6 +54,7 @@ struct common {
     std::string lon_column = "lon", lat_column = "lat", name_column = "name";
     std::string format = "table", on_bad_row = "stop";
     std::string centers, centers_id_column;  // near --centers FILE: many query centres
+    std::string layer, s_srs;                // --layer, --s-srs: FILE read through GDAL
 };
 
 /// The numeric options as typed: CLI11 only collects them, check_arguments() reads and
@@ -77,8 +83,21 @@ struct join_args {
     std::string polygons;                  // --polygons FILE
     std::vector<std::string> columns;      // --polygon-columns
     bool inner = false, count = false;     // --inner, --count
-    std::string invalid = "stop";          // --invalid stop|skip
+    std::string invalid = "stop";          // --invalid stop|skip|repair
+    std::string layer, s_srs;              // --polygon-layer, --polygon-s-srs
 };
+
+/// True when this quoct was built with GDAL (quoct::gdal).
+#ifdef QUOCT_WITH_GDAL
+constexpr bool with_gdal = true;
+#else
+constexpr bool with_gdal = false;
+#endif
+
+/// What an option that needs GDAL says without it.
+std::string needs_gdal(const std::string& what) {
+    return what + " needs the quoct command built with GDAL (Debian: apt-get install libgdal-dev, then rebuild)";
+}
 
 /// Thrown for a bad argument found after CLI11's parse: exit code 2, like CLI11's own.
 struct usage_error : CLI::ValidationError {
@@ -117,10 +136,71 @@ std::string cause_of(const quoct::file_error& e) {
     return what.compare(0, head.size(), head) == 0 ? what.substr(head.size()) : what;
 }
 
-/// Reads the points of `text` (all of standard input) as CSV or GeoJSON by its first character.
-io::location_table read_points_text(std::string text, const io::read_options& options) {
+/// GDAL's view of the source options (--layer, --s-srs and their --polygon- forms).
+#ifdef QUOCT_WITH_GDAL
+io::gdal::source_options gdal_source(const std::string& layer, const std::string& s_srs) {
+    io::gdal::source_options source;
+    source.layer = layer;
+    source.source_srs = s_srs;
+    return source;
+}
+#endif
+
+/// Refuses --layer and --s-srs for a source that quoct reads itself (CSV, GeoJSON).
+void no_gdal_options(const std::string& layer, const std::string& s_srs, const std::string& name, const char* prefix) {
+    const std::string option = std::string("--") + prefix + (layer.empty() ? "s-srs" : "layer");
+    if (!layer.empty() || !s_srs.empty())
+        throw io::parse_error(name, 0, with_gdal ? option + " is for sources read through GDAL; this is CSV or GeoJSON text"
+                                                 : needs_gdal(option));
+}
+
+/// Reads the points of `text` (all of standard input): CSV or GeoJSON by its first
+/// character, or, binary with GDAL, any vector source (a GeoPackage piped in).
+io::location_table read_points_text(std::string text, const io::read_options& options, const common& c) {
+#ifdef QUOCT_WITH_GDAL
+    if (!io::binary_kind(text.data(), std::min<std::size_t>(text.size(), 512)).empty())
+        return io::gdal::read_locations(text, "stdin", options, gdal_source(c.layer, c.s_srs));
+#endif
+    no_gdal_options(c.layer, c.s_srs, "stdin", "");
     std::istringstream in(std::move(text));
     return io::read_locations_stream(in, "stdin", options);
+}
+
+/// Reads the points file `file`: through GDAL when it is a vector source that quoct does not
+/// read itself (and GDAL is built in), else as CSV or GeoJSON.
+#ifdef QUOCT_WITH_GDAL
+/// True when `e` is quoct's GeoJSON reader refusing a "crs" other than WGS 84 lon/lat, which
+/// GDAL can reproject.
+bool refuses_crs(const io::parse_error& e) {
+    const std::string what = e.what();
+    return what.find(": crs ") != std::string::npos && what.find("is not WGS 84 longitude/latitude") != std::string::npos;
+}
+#endif
+
+/// With GDAL, --s-srs on CSV or GeoJSON text reads it through GDAL too (CSV with its
+/// coordinate columns as x and y), as does GeoJSON whose "crs" names another system.
+io::location_table read_points_file(const std::string& file, const io::read_options& options, const common& c) {
+#ifdef QUOCT_WITH_GDAL
+    const std::string driver = io::gdal::identify(file);
+    const io::gdal::source_options source = gdal_source(c.layer, c.s_srs);
+    if (!driver.empty() && driver != "CSV" && driver != "GeoJSON") return io::gdal::read_locations(file, options, source);
+    if (!c.s_srs.empty()) {
+        no_gdal_options(c.layer, "", file, "");
+        return driver == "GeoJSON" ? io::gdal::read_locations(file, options, source)
+                                   : io::gdal::read_locations_csv(file, options, source);
+    }
+    no_gdal_options(c.layer, "", file, "");
+    try {
+        return io::read_locations_file(file, options);
+    } catch (const io::parse_error& e) {
+        // quoct's GeoJSON reader takes WGS 84 only; GDAL reprojects any other crs it names.
+        if (driver != "GeoJSON" || !refuses_crs(e)) throw;
+        return io::gdal::read_locations(file, options, source);
+    }
+#else
+    no_gdal_options(c.layer, c.s_srs, file, "");
+    return io::read_locations_file(file, options);
+#endif
 }
 
 /// FILE as read: an index file opened, or a points file read.
@@ -154,7 +234,7 @@ input read_input(const common& c, const std::string& path, bool verify = false) 
                 throw quoct::file_error("stdin", cause_of(e));
             }
         } else {
-            in.table = read_points_text(std::move(text), options);
+            in.table = read_points_text(std::move(text), options, c);
         }
     } else if (io::is_index_file(file)) {
         in.index = verify ? quoct::load<io::location_index>(file) : quoct::open<io::location_index>(file);
@@ -162,7 +242,7 @@ input read_input(const common& c, const std::string& path, bool verify = false) 
         struct stat st {};
         const bool progress = ::isatty(STDERR_FILENO) && ::stat(file.c_str(), &st) == 0 && st.st_size > (1 << 20);
         if (progress) std::cerr << "quoct: reading " << file << " (" << st.st_size / (1 << 20) << " MiB)..." << std::flush;
-        in.table = io::read_locations_file(file, options);
+        in.table = read_points_file(file, options, c);
         if (progress) std::cerr << "\r\033[Kquoct: " << in.table.locations.size() << " points read, indexing..." << std::flush;
     }
     if (!in.index) {
@@ -302,6 +382,7 @@ const char* const rules_footer =
 /// FILE and the options for reading it, which an index file does not use.
 void add_input(CLI::App& sub, common& c) {
     sub.add_option("FILE", c.file, "CSV (with a header) or GeoJSON file of points (GeoJSON when it starts with '{'), "
+                                   "with GDAL any GIS vector source of points (GeoPackage, Shapefile, FlatGeobuf, ...), "
                                    "or an index file made by 'quoct index' (each known by its content), - for standard "
                                    "input; default: the bundled cities ($QUOCT_DATA overrides)");
     sub.add_option("--lon-column", c.lon_column, "CSV column of longitudes (not used for an index file)")
@@ -312,6 +393,10 @@ void add_input(CLI::App& sub, common& c) {
                    "stop at a bad row, or skip it with a message on stderr (not used for an index file)")
         ->check(CLI::IsMember({"stop", "skip"}))
         ->capture_default_str();
+    sub.add_option("--layer", c.layer, "the layer of FILE to read, by name, when it is a GIS source with several "
+                                       "(GeoPackage, ...; needs GDAL)");
+    sub.add_option("--s-srs", c.s_srs, "the CRS of FILE's coordinates, overriding the one it declares: EPSG:32631, "
+                                       "WKT or PROJ text; reprojected to WGS 84 lon/lat (needs GDAL)");
 }
 
 /// What index --help says about its output.
@@ -327,10 +412,25 @@ void add_common(CLI::App& sub, common& c) {
     sub.add_option("--name-column", c.name_column, "column shown first (if present)")->capture_default_str();
 }
 
-void add_output(CLI::App& sub, common& c) {
-    sub.add_option("--format", c.format, "output format")
-        ->check(CLI::IsMember({"table", "csv", "geojson"}))
+void add_output(CLI::App& sub, common& c, query& q) {
+    sub.add_option("--format", c.format, "output format; gpkg (GeoPackage) and fgb (FlatGeobuf) need GDAL and -o; "
+                                         "default: by the -o file's extension (.csv, .geojson, .json, .gpkg, .fgb), "
+                                         "else table")
+        ->check(CLI::IsMember({"table", "csv", "geojson", "gpkg", "fgb"}))
         ->capture_default_str();
+    sub.add_option("-o,--output", q.output, "write the rows to this file (replaced only when complete) instead of "
+                                            "standard output");
+}
+
+/// The output format named by a file's extension, or table.
+std::string format_by_extension(const std::string& path) {
+    std::string ext = std::filesystem::path(path).extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    if (ext == ".csv") return "csv";
+    if (ext == ".geojson" || ext == ".json") return "geojson";
+    if (ext == ".gpkg") return "gpkg";
+    if (ext == ".fgb") return "fgb";
+    return "table";
 }
 
 /// --lon, --lat, --km; with `km_needs_centre` --km needs --lon and --lat (near may take its
@@ -396,8 +496,9 @@ commands add_commands(CLI::App& app, common& c, query& q, number_args& a, join_a
     cmd.join = app.add_subcommand("join", "which polygon of a layer covers each point (boundary included): one row per "
                                           "point and polygon, a point in none with empty polygon columns; or the count "
                                           "of points per polygon");
-    cmd.join->add_option("--polygons", j.polygons, "GeoJSON polygons, one per feature (a FeatureCollection of Polygon or "
-                                                   "MultiPolygon features, a Feature or a geometry); - for standard input")
+    cmd.join->add_option("--polygons", j.polygons, "polygons, one per feature: GeoJSON (a FeatureCollection of Polygon or "
+                                                   "MultiPolygon features, a Feature or a geometry) or, with GDAL, any "
+                                                   "GIS vector source (GeoPackage, Shapefile, ...); - for standard input")
         ->required();
     cmd.join->add_option("--polygon-columns", j.columns, "properties of the polygons to add, comma separated, each as "
                                                          "polygon_<name>; polygon_id (the feature's id, else its "
@@ -406,10 +507,13 @@ commands add_commands(CLI::App& app, common& c, query& q, number_args& a, join_a
     auto* inner = cmd.join->add_flag("--inner", j.inner, "leave out the points no polygon covers");
     auto* count = cmd.join->add_flag("--count", j.count, "one row per polygon: polygon_id, the polygon columns, count");
     inner->excludes(count);
-    cmd.join->add_option("--invalid", j.invalid, "an invalid polygon (it intersects itself, ...) stops the run, or is "
-                                                 "skipped with a message on stderr")
-        ->check(CLI::IsMember({"stop", "skip"}))
+    cmd.join->add_option("--invalid", j.invalid, "an invalid polygon (it intersects itself, ...) stops the run, is "
+                                                 "skipped with a message on stderr, or is repaired (GEOS MakeValid on its "
+                                                 "lon/lat as written, needs GDAL) with a message on stderr")
+        ->check(CLI::IsMember({"stop", "skip", "repair"}))
         ->capture_default_str();
+    cmd.join->add_option("--polygon-layer", j.layer, "the layer of --polygons to read, by name (needs GDAL)");
+    cmd.join->add_option("--polygon-s-srs", j.s_srs, "the CRS of the polygons' coordinates, as --s-srs (needs GDAL)");
     cmd.svg = app.add_subcommand("svg", "an SVG map of the points, with one query, its hits labelled, and optionally the "
                                         "quadtree's cells");
     add_centre(*cmd.svg, a, true);
@@ -435,7 +539,7 @@ commands add_commands(CLI::App& app, common& c, query& q, number_args& a, join_a
         add_common(*sub, c);
         sub->footer(rules_footer);
     }
-    for (auto* sub : {cmd.near, cmd.box, cmd.polygon, cmd.join}) add_output(*sub, c);
+    for (auto* sub : {cmd.near, cmd.box, cmd.polygon, cmd.join}) add_output(*sub, c, q);
     CLI::App* near = cmd.near;
     near->callback([near] {
         if (near->count("--centers") == 0 && near->count("--lon") == 0) throw CLI::RequiredError("--lon and --lat, or --centers,");
@@ -482,7 +586,7 @@ std::size_t count_option(const std::string& name, const std::string& text) {
 /// Reads the numeric options `used` was given into q, and checks what CLI11 cannot: the
 /// ranges, a box's south <= north, standard input read once, two different coordinate
 /// columns. Throws usage_error.
-void check_arguments(const CLI::App& used, const common& c, const number_args& a, query& q) {
+void check_arguments(const CLI::App& used, common& c, const number_args& a, query& q) {
     const auto given = [&](const char* name) {
         const CLI::Option* o = used.get_option_no_throw(name);
         return o != nullptr && o->count() > 0;
@@ -509,6 +613,14 @@ void check_arguments(const CLI::App& used, const common& c, const number_args& a
         throw usage_error("FILE and --polygons cannot both be '-' (standard input)");
     if (c.file == "-" && used.get_name() == "polygon" && used.count("--geojson") > 0 && q.geojson == "-")
         throw usage_error("FILE and --geojson cannot both be '-' (standard input)");
+    const std::string name = used.get_name();
+    if (name == "near" || name == "box" || name == "polygon" || name == "join") {
+        if (!given("--format") && !q.output.empty()) c.format = format_by_extension(q.output);
+        if (c.format == "gpkg" || c.format == "fgb") {
+            if (!with_gdal) throw usage_error(needs_gdal("--format " + c.format));
+            if (q.output.empty()) throw usage_error("--format " + c.format + " writes a file: give -o FILE");
+        }
+    }
     if (c.lon_column == c.lat_column)
         throw usage_error("--lon-column and --lat-column are both '" + c.lon_column + "'; give two different columns");
 }
@@ -535,6 +647,26 @@ void write_file(const std::string& path, Write&& write) {
         if (!special) fs::remove(temporary, ec);
         throw;
     }
+}
+
+/// Writes the rows `hits` of `table` in --format: to standard output, or to -o (through
+/// write_file; GeoPackage and FlatGeobuf through GDAL). Returns the exit code.
+int write_hits(const common& c, const query& q, const io::location_table& table, const std::vector<io::hit>& hits,
+               io::write_options options) {
+#ifdef QUOCT_WITH_GDAL
+    if (c.format == "gpkg" || c.format == "fgb") {
+        io::gdal::write_locations(q.output, io::gdal::output_driver(c.format), table, hits, options);
+        return 0;
+    }
+#endif
+    options.format = format_of(c.format);
+    if (!q.output.empty()) {
+        write_file(q.output, [&](std::ostream& out) { io::write_locations(out, table, hits, options); });
+        return 0;
+    }
+    io::write_locations(std::cout, table, hits, options);
+    std::cout.flush();
+    return std::cout ? 0 : 1;
 }
 
 /// The map under svg pictures: --basemap, else the bundled countries next to the bundled
@@ -629,24 +761,73 @@ int run_index(const common& c, const query& q) {
     return std::cout ? 0 : 1;
 }
 
-/// The join subcommand's polygon layer: --polygons read as GeoJSON (by content, not name).
-io::polygon_layer read_layer(const std::string& path) {
+/// The join subcommand's polygon layer: --polygons read as GeoJSON (by content, not name)
+/// or, with GDAL, as any vector source GDAL recognises.
+io::polygon_layer read_layer(const join_args& j) {
+    const std::string& path = j.polygons;
     if (path == "-") {
         std::string text{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
         if (std::cin.bad()) throw io::parse_error("stdin", 0, "cannot read the input");
+#ifdef QUOCT_WITH_GDAL
+        if (!io::binary_kind(text.data(), std::min<std::size_t>(text.size(), 512)).empty())
+            return io::gdal::read_polygon_layer(text, "stdin", gdal_source(j.layer, j.s_srs));
+#endif
+        no_gdal_options(j.layer, j.s_srs, "stdin", "polygon-");
         std::istringstream in(std::move(text));
         return io::read_geojson_polygon_layer(in, "stdin");
     }
+#ifdef QUOCT_WITH_GDAL
+    if (io::gdal::reads(path)) return io::gdal::read_polygon_layer(path, gdal_source(j.layer, j.s_srs));
+#endif
+    no_gdal_options(j.layer, j.s_srs, path, "polygon-");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw io::parse_error(path, 0, "cannot open");
+    char head[512];
+    in.read(head, sizeof head);
+    const std::string kind = io::binary_kind(head, static_cast<std::size_t>(in.gcount()));
+    if (!kind.empty())
+        throw io::parse_error(path, 0, "is " + kind + ", not GeoJSON: " +
+                                           (with_gdal ? std::string("GDAL does not read it as a vector source")
+                                                      : needs_gdal("reading it")));
+    in.clear();
+    in.seekg(0);
+#ifdef QUOCT_WITH_GDAL
+    try {
+        return io::read_geojson_polygon_layer(in, path);
+    } catch (const io::parse_error& e) {
+        if (!refuses_crs(e)) throw;
+        return io::gdal::read_polygon_layer(path, gdal_source(j.layer, j.s_srs));
+    }
+#else
     return io::read_geojson_polygon_layer(in, path);
+#endif
+}
+
+/// The area of feature f, checked; with --invalid repair an invalid one is made valid
+/// (through GDAL) and checked again, with a message on stderr. Throws io::parse_error.
+io::wkt_multi_polygon feature_area(const io::polygon_layer& layer, std::size_t f, const join_args& j) {
+    const std::string name = layer.source + ": " + layer.describe(f);
+    try {
+        return io::area_of(layer.features[f].polygons, name);
+    } catch (const io::parse_error& e) {
+        if (j.invalid != "repair") throw;
+#ifdef QUOCT_WITH_GDAL
+        const io::lonlat_polygons repaired = io::gdal::make_valid(layer.features[f].polygons, name);
+        if (repaired.empty()) throw io::parse_error(name, 0, "cannot repair: nothing of its area is left");
+        io::wkt_multi_polygon area = io::area_of(repaired, name + " (repaired)");
+        std::cerr << "quoct: repaired " << e.what() << '\n';
+        return area;
+#else
+        throw io::parse_error(name, 0, needs_gdal("--invalid repair"));
+#endif
+    }
 }
 
 /// The join subcommand: every polygon of the layer against the one index over the points,
 /// polygons on every core; the rows in point order, then polygon order.
-int run_join(const join_args& j, const common& c, const io::location_index& x, const std::string& name,
+int run_join(const join_args& j, const common& c, const query& q, const io::location_index& x, const std::string& name,
              bool explicit_name) {
-    const io::polygon_layer layer = read_layer(j.polygons);
+    const io::polygon_layer layer = read_layer(j);
     std::vector<std::size_t> columns;
     for (const std::string& col : j.columns) {
         const std::size_t k = layer.find_column(col);
@@ -668,7 +849,7 @@ int run_join(const join_args& j, const common& c, const io::location_index& x, c
             continue;
         }
         try {
-            areas[f] = io::area_of(layer.features[f].polygons, layer.source + ": " + layer.describe(f));
+            areas[f] = feature_area(layer, f, j);
         } catch (const io::parse_error& e) {
             if (j.invalid == "stop") throw;
             std::cerr << "quoct: skipped " << e.what() << '\n';
@@ -681,7 +862,6 @@ int run_join(const join_args& j, const common& c, const io::location_index& x, c
             if (areas[f]) covered[f] = geo::covered_by(ix, *areas[f]);
         },
         1);
-    const io::output_format format = format_of(c.format);
     if (j.count) {
         std::vector<std::size_t> which, counts;
         for (std::size_t f = 0; f < features; ++f)
@@ -689,6 +869,17 @@ int run_join(const join_args& j, const common& c, const io::location_index& x, c
                 which.push_back(f);
                 counts.push_back(covered[f].size());
             }
+#ifdef QUOCT_WITH_GDAL
+        if (c.format == "gpkg" || c.format == "fgb") {
+            io::gdal::write_polygon_counts(q.output, io::gdal::output_driver(c.format), layer, which, counts, columns);
+            return 0;
+        }
+#endif
+        const io::output_format format = format_of(c.format);
+        if (!q.output.empty()) {
+            write_file(q.output, [&](std::ostream& out) { io::write_polygon_counts(out, layer, which, counts, columns, format); });
+            return 0;
+        }
         io::write_polygon_counts(std::cout, layer, which, counts, columns, format);
         std::cout.flush();
         return std::cout ? 0 : 1;
@@ -699,7 +890,6 @@ int run_join(const join_args& j, const common& c, const io::location_index& x, c
         for (std::uint32_t id : covered[f]) pairs.emplace_back(id, static_cast<std::uint32_t>(f));
     std::sort(pairs.begin(), pairs.end());
     io::write_options options;
-    options.format = format;
     options.extra_columns = io::join_column_names(layer, columns);
     // Extra row 0: a point no polygon covers (empty columns; null in GeoJSON); row f + 1: feature f.
     options.extra_values.emplace_back(options.extra_columns.size());
@@ -733,9 +923,7 @@ int run_join(const join_args& j, const common& c, const io::location_index& x, c
     io::location_table table = x.rows(ids);
     table.source = name;
     name_first(table, c, explicit_name);
-    io::write_locations(std::cout, table, hits, options);
-    std::cout.flush();
-    return std::cout ? 0 : 1;
+    return write_hits(c, q, table, hits, options);
 }
 
 /// Runs the parsed subcommand `used`; returns the exit code. Throws on data errors.
@@ -748,7 +936,7 @@ int run(const CLI::App* used, const commands& cmd, const common& c, const query&
     if (explicit_name && std::find(x.columns().begin(), x.columns().end(), c.name_column) == x.columns().end())
         throw io::parse_error(in.name, 0, "no column '" + c.name_column + "'");
     clear_progress();
-    if (used == cmd.join) return run_join(j, c, x, in.name, explicit_name);
+    if (used == cmd.join) return run_join(j, c, q, x, in.name, explicit_name);
     if (used == cmd.svg) {
         run_svg(*cmd.svg, q, x, c);
         return 0;
@@ -759,7 +947,6 @@ int run(const CLI::App* used, const commands& cmd, const common& c, const query&
     if (used == cmd.near && c.centers.empty()) run_near(ix, q, {q.lon, q.lat}, 0, hits);
     if (used == cmd.box) hits = as_hits(ix.in_box(q.west, q.south, q.east, q.north));
     if (used == cmd.polygon) hits = as_hits(geo::covered_by(ix, polygon_area(q, used->count("--geojson") > 0)));
-    options.format = format_of(c.format);
     options.with_distance = used == cmd.near;
     // Only the rows written are taken from the table (an index file's are read in place).
     std::vector<std::size_t> ids(hits.size());
@@ -767,9 +954,7 @@ int run(const CLI::App* used, const commands& cmd, const common& c, const query&
     io::location_table table = x.rows(ids);
     table.source = in.name;
     name_first(table, c, explicit_name);
-    io::write_locations(std::cout, table, hits, options);
-    std::cout.flush();
-    return std::cout ? 0 : 1;
+    return write_hits(c, q, table, hits, options);
 }
 
 }  // namespace

@@ -42,6 +42,7 @@
 #include <functional>
 #include <iosfwd>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "../geo.hpp"
@@ -224,6 +225,15 @@ struct write_options {
 /// property called "lon" keeps its name there.
 std::vector<std::string> output_columns(const location_table& table, const write_options& options);
 
+/// The properties write_locations writes for hit `h` in GeoJSON, in order: for each,
+/// visit(column, value, kind), where column indexes output_columns(table, options) as for
+/// output_format::geojson (whatever options.format says), value is the text (a JSON number's
+/// text for value_kind::json; "distance_km" is h.metres rounded to whole metres, in km) and
+/// kind how to write it; a value_kind::missing one is to be left out. For writers of other
+/// formats with typed columns (quoct::io::gdal). Precondition as for write_locations.
+void for_each_property(const location_table& table, const hit& h, const write_options& options,
+                       const std::function<void(std::size_t, std::string_view, value_kind)>& visit);
+
 /// Writes the records `hits` of `table`, in the order given, with the columns
 /// output_columns(table, options) names. Preconditions: every hit.id < table.locations.size(),
 /// and, with center_column set, every hit.center < center_labels.size().
@@ -235,6 +245,14 @@ void write_locations(std::ostream& out, const location_table& table, const std::
 /// write_locations writes its cells. Precondition: format is table or csv, and every row
 /// has as many cells as the header.
 void write_rows(std::ostream& out, const std::vector<std::vector<std::string>>& cells, output_format format);
+
+/// What a file beginning with `bytes` is when it is not text (it holds a NUL byte):
+/// "a GeoPackage or SQLite database", "a FlatGeobuf file", "an ESRI Shapefile", "a zip
+/// archive", "a gzip file", else "a binary file (it holds a NUL byte)"; "" for text. The
+/// readers above refuse such a file with this in their message (parse_error "data.gpkg: is
+/// a GeoPackage or SQLite database, not CSV or GeoJSON text: read it through GDAL ... or
+/// convert it first ..."), looking at its first 512 bytes.
+std::string binary_kind(const void* bytes, std::size_t size);
 
 /// The shortest decimal text that reads back (parse_number, strtod) as exactly `x`.
 std::string shortest_decimal(double x);
