@@ -116,6 +116,17 @@ struct opened_layer {
 
 // Opens `path` (through `drivers` only, when given, with `open_options`), its layer and
 // the transformation to WGS 84.
+// True when data in `srs` are stored x then y, lon then lat: its data axis mapping is the
+// one the traditional GIS order gives.
+bool traditional_order(OGRSpatialReferenceH srs) {
+    const srs_ptr traditional(OSRClone(srs));
+    OSRSetAxisMappingStrategy(traditional.get(), OAMS_TRADITIONAL_GIS_ORDER);
+    int n = 0, m = 0;
+    const int* a = OSRGetDataAxisToSRSAxisMapping(srs, &n);
+    const int* b = OSRGetDataAxisToSRSAxisMapping(traditional.get(), &m);
+    return n == m && std::equal(a, a + n, b);
+}
+
 opened_layer open_layer(const std::string& path, const std::string& name, const source_options& source,
                         const char* const* drivers = nullptr, const char* const* open_options = nullptr) {
     register_drivers();
@@ -124,7 +135,8 @@ opened_layer open_layer(const std::string& path, const std::string& name, const 
     out.dataset.reset(GDALOpenEx(path.c_str(), GDAL_OF_VECTOR | GDAL_OF_READONLY, drivers, open_options, nullptr));
     if (!out.dataset) {
         std::error_code ec;
-        if (path.rfind("/vsi", 0) != 0 && !std::filesystem::exists(path, ec))
+        const std::string file = path.rfind("CSV:", 0) == 0 ? path.substr(4) : path;
+        if (file.rfind("/vsi", 0) != 0 && !std::filesystem::exists(file, ec))
             throw parse_error(name, 0, "cannot open: No such file or directory");
         throw parse_error(name, 0, "not a vector source GDAL can read" + gdal_says());
     }
@@ -152,12 +164,14 @@ opened_layer open_layer(const std::string& path, const std::string& name, const 
         from.reset(OSRClone(declared));
     }
     if (!from) return out;  // no CRS: lon/lat as stored
-    OSRSetAxisMappingStrategy(from.get(), OAMS_TRADITIONAL_GIS_ORDER);
+    // A CRS given by the user describes x then y as stored; a layer's own keeps the axis
+    // mapping its driver gave it (the traditional one for almost every driver).
+    if (!source.source_srs.empty()) OSRSetAxisMappingStrategy(from.get(), OAMS_TRADITIONAL_GIS_ORDER);
     srs_ptr wgs84(OSRNewSpatialReference(nullptr));
     OSRImportFromEPSG(wgs84.get(), 4326);
     OSRSetAxisMappingStrategy(wgs84.get(), OAMS_TRADITIONAL_GIS_ORDER);
     const char* same_options[] = {"CRITERION=EQUIVALENT_EXCEPT_AXIS_ORDER_GEOGCRS", nullptr};
-    if (OSRIsSameEx(from.get(), wgs84.get(), same_options)) return out;
+    if (OSRIsSameEx(from.get(), wgs84.get(), same_options) && traditional_order(from.get())) return out;
     out.to_wgs84.reset(OCTNewCoordinateTransformation(from.get(), wgs84.get()));
     if (!out.to_wgs84) {
         const char* crs_name = OSRGetName(from.get());
@@ -310,37 +324,54 @@ std::string point_of(OGRGeometryH g, OGRCoordinateTransformationH to_wgs84, geo:
     return {};
 }
 
-// `csv`: read `path` with GDAL's CSV driver, x and y from options.lon_column and lat_column.
+// `csv`: read `path` with GDAL's CSV driver, x and y from options.lon_column and lat_column
+// (kept as fields too, to name a value that is not a number, but not as columns).
 location_table read_points(const std::string& path, const std::string& name, const read_options& options,
                            const source_options& source, bool csv = false) {
+    quiet_errors quiet;  // first, so that it outlives the dataset, whose closing may speak
     const std::string x = "X_POSSIBLE_NAMES=" + options.lon_column, y = "Y_POSSIBLE_NAMES=" + options.lat_column;
     const char* const csv_driver[] = {"CSV", nullptr};
-    const char* const csv_options[] = {x.c_str(), y.c_str(), "KEEP_GEOM_COLUMNS=NO", "EMPTY_STRING_AS_NULL=NO", nullptr};
+    const char* const csv_options[] = {x.c_str(), y.c_str(), "KEEP_GEOM_COLUMNS=YES", "EMPTY_STRING_AS_NULL=NO", nullptr};
     opened_layer in = csv ? open_layer("CSV:" + path, name, source, csv_driver, csv_options) : open_layer(path, name, source);
+    OGRFeatureDefnH defn = OGR_L_GetLayerDefn(in.layer);
+    int x_field = -1, y_field = -1;  // the CSV coordinate columns
     if (csv) {
-        OGRFeatureDefnH defn = OGR_L_GetLayerDefn(in.layer);
-        if (OGR_FD_GetGeomFieldCount(defn) == 0 || OGR_FD_GetFieldIndex(defn, options.lon_column.c_str()) >= 0 ||
-            OGR_FD_GetFieldIndex(defn, options.lat_column.c_str()) >= 0)
+        x_field = OGR_FD_GetFieldIndex(defn, options.lon_column.c_str());
+        y_field = OGR_FD_GetFieldIndex(defn, options.lat_column.c_str());
+        if (OGR_FD_GetGeomFieldCount(defn) == 0 || x_field < 0 || y_field < 0)
             throw parse_error(name, 0, "no columns '" + options.lon_column + "' and '" + options.lat_column +
                                            "' holding x and y");
     }
-    quiet_errors quiet;
     location_table out;
     out.source = name;
-    OGRFeatureDefnH defn = OGR_L_GetLayerDefn(in.layer);
-    out.columns = field_names(defn);
-    const int width = static_cast<int>(out.columns.size());
+    std::vector<int> fields;  // the layer's fields kept as columns
+    for (int i = 0; i < OGR_FD_GetFieldCount(defn); ++i)
+        if (i != x_field && i != y_field) {
+            fields.push_back(i);
+            out.columns.emplace_back(OGR_Fld_GetNameRef(OGR_FD_GetFieldDefn(defn, i)));
+        }
     out.values = text_fields(out.columns.size());
     const bool ids = has_named_fid(in.layer);
     std::vector<std::string> text(out.columns.size());
     std::vector<std::string_view> views(out.columns.size());
     OGR_L_ResetReading(in.layer);
     std::size_t number = 0;
-    while (feature_ptr f{OGR_L_GetNextFeature(in.layer)}) {
+    for (;;) {
+        CPLErrorReset();  // a feature that failed to reproject leaves an error behind
+        const feature_ptr f{OGR_L_GetNextFeature(in.layer)};
+        if (!f) break;
         ++number;
         geo::lonlat where{};
         double altitude = 0;
-        const std::string problem = point_of(OGR_F_GetGeometryRef(f.get()), in.to_wgs84.get(), where, altitude);
+        OGRGeometryH g = OGR_F_GetGeometryRef(f.get());
+        std::string problem = point_of(g, in.to_wgs84.get(), where, altitude);
+        if (csv && g == nullptr) {
+            // GDAL's CSV driver types the coordinate columns as reals: one that is not a
+            // number reads as unset, its text gone.
+            const bool x_bad = !OGR_F_IsFieldSetAndNotNull(f.get(), x_field);
+            const std::string& column = x_bad ? options.lon_column : options.lat_column;
+            problem = "column '" + column + "' is not a number";
+        }
         if (!problem.empty()) {
             const parse_error error(name, 0, "feature " + std::to_string(number) + ": " + problem);
             if (options.on_bad_row == bad_row_policy::stop) throw error;
@@ -348,11 +379,11 @@ location_table read_points(const std::string& path, const std::string& name, con
             if (options.on_skip) options.on_skip(out.skipped.back());
             continue;
         }
-        for (int i = 0; i < width; ++i) {
+        for (std::size_t c = 0; c < fields.size(); ++c) {
             value_kind kind{};
-            field_value(f.get(), OGR_FD_GetFieldDefn(defn, i), i, text[static_cast<std::size_t>(i)], kind);
+            field_value(f.get(), OGR_FD_GetFieldDefn(defn, fields[c]), fields[c], text[c], kind);
             out.kinds.push_back(kind);
-            views[static_cast<std::size_t>(i)] = text[static_cast<std::size_t>(i)];
+            views[c] = text[c];
         }
         out.values.push_row(views.data(), views.size());
         out.locations.push_back(where);
@@ -401,8 +432,8 @@ std::string geojson_of(const lonlat_polygons& polygons) {
 }
 
 polygon_layer read_polygons(const std::string& path, const std::string& name, const source_options& source) {
+    quiet_errors quiet;  // first, so that it outlives the dataset
     opened_layer in = open_layer(path, name, source);
-    quiet_errors quiet;
     polygon_layer out;
     out.source = name;
     OGRFeatureDefnH defn = OGR_L_GetLayerDefn(in.layer);
@@ -410,7 +441,10 @@ polygon_layer read_polygons(const std::string& path, const std::string& name, co
     const bool ids = has_named_fid(in.layer);
     OGR_L_ResetReading(in.layer);
     std::size_t number = 0;
-    while (feature_ptr f{OGR_L_GetNextFeature(in.layer)}) {
+    for (;;) {
+        CPLErrorReset();
+        const feature_ptr f{OGR_L_GetNextFeature(in.layer)};
+        if (!f) break;
         polygon_feature feature;
         feature.number = ++number;
         if (ids) feature.id = std::to_string(OGR_F_GetFID(f.get()));
@@ -502,16 +536,46 @@ void set_field(OGRFeatureH f, int i, std::string_view value, value_kind kind, co
         OGR_F_SetFieldNull(f, i);
         return;
     }
-    const std::string text(value);
+    // Numbers parsed with from_chars, whatever the C locale says a decimal point is.
+    const char* first = value.data();
+    const char* last = value.data() + value.size();
     if (type.subtype() == OFSTBoolean) {
-        OGR_F_SetFieldInteger(f, i, text == "true" ? 1 : 0);
+        OGR_F_SetFieldInteger(f, i, value == "true" ? 1 : 0);
     } else if (type.type() == OFTInteger64) {
-        OGR_F_SetFieldInteger64(f, i, std::strtoll(text.c_str(), nullptr, 10));
+        std::int64_t n = 0;
+        std::from_chars(first, last, n);
+        OGR_F_SetFieldInteger64(f, i, n);
     } else if (type.type() == OFTReal) {
-        OGR_F_SetFieldDouble(f, i, std::strtod(text.c_str(), nullptr));
+        double x = 0;
+        std::from_chars(first, last, x);
+        OGR_F_SetFieldDouble(f, i, x);
     } else {
-        OGR_F_SetFieldString(f, i, text.c_str());
+        OGR_F_SetFieldString(f, i, std::string(value).c_str());
     }
+}
+
+// ASCII lower case, as SQLite compares column names.
+std::string lower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s;
+}
+
+// `base`, or base_2, base_3, ...: the first that no name of `taken` equals, ignoring case.
+std::string free_name(const std::string& base, const std::vector<std::string>& taken) {
+    std::vector<std::string> lowered;
+    for (const std::string& t : taken) lowered.push_back(lower(t));
+    std::string name = base;
+    for (std::size_t n = 2; std::find(lowered.begin(), lowered.end(), lower(name)) != lowered.end(); ++n)
+        name = base + "_" + std::to_string(n);
+    return name;
+}
+
+// The names made unique ignoring case (GeoPackage's columns are SQLite's): a later name
+// equal to an earlier one but for case gets "_2", "_3", ...
+std::vector<std::string> unique_ignoring_case(const std::vector<std::string>& names) {
+    std::vector<std::string> out;
+    for (const std::string& name : names) out.push_back(free_name(name, out));
+    return out;
 }
 
 // A new file written under a temporary name in the same directory, renamed over `path` by
@@ -520,6 +584,9 @@ class new_file {
 public:
     new_file(const std::string& path, const std::string& driver_name) : path_(path) {
         register_drivers();
+        std::error_code ec;
+        if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+            throw parse_error(path, 0, "not a regular file: " + driver_name + " is written to a file, renamed into place");
         driver_ = GDALGetDriverByName(driver_name.c_str());
         if (driver_ == nullptr) throw parse_error(path, 0, "GDAL has no driver '" + driver_name + "'");
         const std::filesystem::path p(path);
@@ -530,32 +597,40 @@ public:
         if (p.extension() == suffix) suffix.clear();
         temporary_ = (p.parent_path() / (".partial-" + std::to_string(::getpid()) + "-" + p.filename().string() + suffix)).string();
         quiet_errors quiet;
-        GDALDeleteDataset(driver_, temporary_.c_str());
-        std::error_code ec;
-        std::filesystem::remove(temporary_, ec);
+        remove_temporary();
         dataset_.reset(GDALCreate(driver_, temporary_.c_str(), 0, 0, 0, GDT_Unknown, nullptr));
-        if (!dataset_) throw parse_error(path, 0, "cannot create" + gdal_says());
+        if (!dataset_) {
+            const std::string says = gdal_says();
+            remove_temporary();
+            throw parse_error(path, 0, "cannot create" + says);
+        }
     }
     ~new_file() {
         if (committed_) return;
-        dataset_.reset();
         quiet_errors quiet;
-        GDALDeleteDataset(driver_, temporary_.c_str());
-        std::error_code ec;
-        std::filesystem::remove(temporary_, ec);
+        dataset_.reset();
+        remove_temporary();
     }
     new_file(const new_file&) = delete;
     new_file& operator=(const new_file&) = delete;
 
     GDALDatasetH get() const noexcept { return dataset_.get(); }
 
-    // A layer named for the file, in EPSG:4326 lon/lat, of geometry `type`.
-    OGRLayerH create_layer(OGRwkbGeometryType type) {
+    // A layer named for the file, in EPSG:4326 lon/lat, of geometry `type`, to hold fields
+    // named `fields` (a GeoPackage's FID and geometry columns are named apart from them).
+    OGRLayerH create_layer(OGRwkbGeometryType type, const std::vector<std::string>& fields) {
         srs_ptr wgs84(OSRNewSpatialReference(nullptr));
         OSRImportFromEPSG(wgs84.get(), 4326);
         OSRSetAxisMappingStrategy(wgs84.get(), OAMS_TRADITIONAL_GIS_ORDER);
         const std::string name = std::filesystem::path(path_).stem().string();
-        OGRLayerH layer = GDALDatasetCreateLayer(get(), name.empty() ? "quoct" : name.c_str(), wgs84.get(), type, nullptr);
+        std::vector<std::string> settings;
+        if (std::string(GDALGetDriverShortName(driver_)) == "GPKG")
+            settings = {"FID=" + free_name("fid", fields), "GEOMETRY_NAME=" + free_name("geom", fields)};
+        std::vector<const char*> options;
+        for (const std::string& setting : settings) options.push_back(setting.c_str());
+        options.push_back(nullptr);
+        OGRLayerH layer = GDALDatasetCreateLayer(get(), name.empty() ? "quoct" : name.c_str(), wgs84.get(), type,
+                                                 const_cast<char**>(options.data()));
         if (layer == nullptr) throw parse_error(path_, 0, "cannot create a layer" + gdal_says());
         // One transaction for every feature (GeoPackage would otherwise commit, and sync, each).
         in_transaction_ = GDALDatasetStartTransaction(get(), FALSE) == OGRERR_NONE;
@@ -576,6 +651,12 @@ public:
     }
 
 private:
+    void remove_temporary() noexcept {
+        GDALDeleteDataset(driver_, temporary_.c_str());
+        std::error_code ec;
+        std::filesystem::remove(temporary_, ec);
+    }
+
     std::string path_, temporary_;
     GDALDriverH driver_ = nullptr;
     dataset_ptr dataset_;
@@ -679,12 +760,16 @@ void write_locations(const std::string& path, const std::string& driver, const l
             name = "feature_id_" + std::to_string(n);
         names.push_back(name);
         types.emplace_back();
-        for (const hit& h : hits) types.back().see(table.feature_ids[h.id], table.feature_ids[h.id].empty() ? value_kind::missing : value_kind::json);
+        for (const hit& h : hits) {
+            const std::string& id = table.feature_ids[h.id];
+            types.back().see(id, id.empty() ? value_kind::missing : id.front() == '"' ? value_kind::text : value_kind::json);
+        }
     }
+    names = unique_ignoring_case(names);
+    quiet_errors quiet;  // first, so that it outlives the file
     new_file file(path, driver);
-    quiet_errors quiet;
     const bool z = !table.altitudes.empty();
-    OGRLayerH layer = file.create_layer(z ? wkbPoint25D : wkbPoint);
+    OGRLayerH layer = file.create_layer(z ? wkbPoint25D : wkbPoint, names);
     const std::vector<int> field = add_fields(layer, names, types, path);
     OGRFeatureDefnH defn = OGR_L_GetLayerDefn(layer);
     for (const hit& h : hits) {
@@ -701,7 +786,7 @@ void write_locations(const std::string& path, const std::string& driver, const l
         geometry_ptr point(OGR_G_CreateGeometry(z ? wkbPoint25D : wkbPoint));
         const geo::lonlat& p = table.locations[h.id];
         if (z)
-            OGR_G_SetPoint(point.get(), 0, p.lon, p.lat, std::isnan(table.altitudes[h.id]) ? 0 : table.altitudes[h.id]);
+            OGR_G_SetPoint(point.get(), 0, p.lon, p.lat, table.altitudes[h.id]);  // NaN where it has none
         else
             OGR_G_SetPoint_2D(point.get(), 0, p.lon, p.lat);
         OGR_F_SetGeometryDirectly(f.get(), point.release());
@@ -723,9 +808,16 @@ void write_polygon_counts(const std::string& path, const std::string& driver, co
             types[k + 1].see(layer.features[f].values[columns[k]], layer.features[f].kinds[columns[k]]);
     }
     types.back().see("0", value_kind::json);
+    names = unique_ignoring_case(names);
+    // FlatGeobuf leaves out, without a word, a feature that has no geometry (or an empty one).
+    if (driver == "FlatGeobuf")
+        for (std::size_t f : features)
+            if (layer.features[f].polygons.empty())
+                throw parse_error(path, 0, layer.describe(f) + " has no geometry, which FlatGeobuf cannot hold; "
+                                                               "write GeoPackage (.gpkg) instead");
+    quiet_errors quiet;  // first, so that it outlives the file
     new_file file(path, driver);
-    quiet_errors quiet;
-    OGRLayerH out = file.create_layer(wkbMultiPolygon);
+    OGRLayerH out = file.create_layer(wkbMultiPolygon, names);
     const std::vector<int> field = add_fields(out, names, types, path);
     OGRFeatureDefnH defn = OGR_L_GetLayerDefn(out);
     for (std::size_t i = 0; i < features.size(); ++i) {
@@ -736,12 +828,9 @@ void write_polygon_counts(const std::string& path, const std::string& driver, co
         for (std::size_t k = 0; k < columns.size(); ++k)
             set_field(f.get(), field[k + 1], pf.values[columns[k]], pf.kinds[columns[k]], types[k + 1]);
         set_field(f.get(), field.back(), std::to_string(counts[i]), value_kind::json, types.back());
-        if (!pf.polygons.empty()) {
-            geometry_ptr g = geometry_of(pf.polygons);
-            // Always a MultiPolygon: some drivers (Shapefile, FlatGeobuf) want one type per layer.
-            geometry_ptr multi(OGR_G_ForceToMultiPolygon(g.release()));
-            OGR_F_SetGeometryDirectly(f.get(), multi.release());
-        }
+        // Always a MultiPolygon: some drivers (FlatGeobuf) want one type per layer.
+        if (!pf.polygons.empty())
+            OGR_F_SetGeometryDirectly(f.get(), OGR_G_ForceToMultiPolygon(geometry_of(pf.polygons).release()));
         add_feature(out, f.get(), path);
     }
     file.commit();
@@ -751,7 +840,10 @@ lonlat_polygons make_valid(const lonlat_polygons& polygons, const std::string& s
     register_drivers();
     quiet_errors quiet;
     geometry_ptr g = geometry_of(polygons);
-    geometry_ptr valid(OGR_G_MakeValid(g.get()));
+    // GEOS's "structure" method keeps the area the rings enclose (overlapping parts joined,
+    // a self-crossing shell split); the default "linework" one keeps an odd-even area.
+    const char* method[] = {"METHOD=STRUCTURE", nullptr};
+    geometry_ptr valid(OGR_G_MakeValidEx(g.get(), const_cast<char**>(method)));
     if (!valid) throw parse_error(source, 0, "cannot repair the polygon" + gdal_says());
     lonlat_polygons out;
     polygon_parts(valid.get(), out);

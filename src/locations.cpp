@@ -38,6 +38,11 @@ public:
 
     void report(std::size_t where, const parse_error& error) {
         if (options_.on_bad_row == bad_row_policy::stop) throw error;
+        leave_out(where, error);
+    }
+
+    // Leaves a record out under either policy (an unlocated GeoJSON feature), reported.
+    void leave_out(std::size_t where, const parse_error& error) {
         table_.skipped.push_back({where, error.what()});
         if (options_.on_skip) options_.on_skip(table_.skipped.back());
     }
@@ -222,10 +227,15 @@ void write_geojson(std::ostream& out, const location_table& table, const std::ve
 
 // One GeoJSON feature's location and altitude (NaN when it has none), or a description of
 // what is wrong with it.
+// What point_of says of a Feature whose geometry is null: RFC 7946's unlocated feature,
+// left out under either bad-row policy.
+const std::string unlocated = "has a null geometry (an unlocated feature): left out";
+
 std::string point_of(const json& feature, geo::lonlat& where, double& altitude) {
     if (!feature.is_object() || feature.value("type", json()) != "Feature") return "not a Feature object";
     const auto geometry = feature.find("geometry");
-    if (geometry == feature.end() || geometry->is_null()) return "has no geometry";
+    if (geometry == feature.end()) return "has no geometry";
+    if (geometry->is_null()) return unlocated;
     if (!geometry->is_object() || !geometry->contains("type") || !(*geometry)["type"].is_string())
         return "geometry has no type";
     const std::string type = (*geometry)["type"].get<std::string>();
@@ -476,12 +486,15 @@ location_table detail::read_locations_geojson(std::istream& in, const std::strin
     } catch (const json::exception& e) {
         throw parse_error(source, 0, std::string("invalid JSON: ") + e.what());
     }
-    if (!doc.is_object() || doc.value("type", json()) != "FeatureCollection")
-        throw parse_error(source, 0, "not a GeoJSON FeatureCollection");
+    const json type = doc.is_object() ? doc.value("type", json()) : json();
+    if (type != "FeatureCollection" && type != "Feature")
+        throw parse_error(source, 0, "not a GeoJSON FeatureCollection or Feature");
+    detail::check_crs(doc, source);
+    // A lone Feature is read as a collection of one.
+    if (type == "Feature") doc = json{{"type", "FeatureCollection"}, {"features", json::array({std::move(doc)})}};
     const auto features = doc.find("features");
     if (features == doc.end() || !features->is_array())
         throw parse_error(source, 0, "the FeatureCollection has no \"features\" array");
-    detail::check_crs(doc, source);
 
     location_table out;
     out.source = source;
@@ -495,6 +508,10 @@ location_table detail::read_locations_geojson(std::istream& in, const std::strin
         geo::lonlat where{};
         double altitude = 0;
         const std::string problem = point_of(feature, where, altitude);
+        if (problem == unlocated) {
+            bad.leave_out(i + 1, parse_error(source, 0, "feature " + std::to_string(i + 1) + ": " + problem));
+            continue;
+        }
         if (!problem.empty()) {
             bad.report(i + 1, parse_error(source, 0, "feature " + std::to_string(i + 1) + ": " + problem));
             continue;

@@ -148,7 +148,7 @@ TEST_CASE("geo io: GeoJSON Point features with their properties", "[io][geo]") {
 
 TEST_CASE("geo io: GeoJSON errors name the source and the feature number, from 1", "[io][geo]") {
     CHECK(failure([] { from_geojson(R"({"type":"FeatureCollection","features":[)"); }).find("t.geojson: invalid JSON: ") == 0);
-    CHECK(failure([] { from_geojson("[1, 2]"); }) == "t.geojson: not a GeoJSON FeatureCollection");
+    CHECK(failure([] { from_geojson("[1, 2]"); }) == "t.geojson: not a GeoJSON FeatureCollection or Feature");
     CHECK(failure([] { from_geojson(R"({"type":"FeatureCollection"})"); }) ==
           "t.geojson: the FeatureCollection has no \"features\" array");
     CHECK(failure([] { io::read_locations_geojson("/nonexistent/x.geojson"); }) ==
@@ -181,13 +181,41 @@ TEST_CASE("geo io: GeoJSON errors name the source and the feature number, from 1
         "t.geojson: feature 4: longitude -181 is not in [-180, 180]",
         "t.geojson: feature 5: Point coordinate \"1\" is not a number",
         "t.geojson: feature 6: Point coordinates are not [lon, lat] or [lon, lat, altitude]",
-        "t.geojson: feature 7: has no geometry",
+        "t.geojson: feature 7: has a null geometry (an unlocated feature): left out",
         "t.geojson: feature 8: not a Feature object",
     };
     for (std::size_t i = 0; i < expected.size(); ++i) {
         CHECK(t.skipped[i].where == i + 2);
         CHECK(t.skipped[i].message == expected[i]);
     }
+    // A feature without a "geometry" member is bad; one whose geometry is null is unlocated,
+    // left out and reported under the stop policy too.
+    CHECK(failure([&] { from_geojson(collection({features[0], R"({"type":"Feature","properties":{}})"})); }) ==
+          "t.geojson: feature 2: has no geometry");
+    std::vector<std::string> seen;
+    io::read_options stop;
+    stop.on_skip = [&](const io::skipped_row& row) { seen.push_back(row.message); };
+    const auto unlocated = from_geojson(collection({features[6], features[0], features[6]}), stop);
+    CHECK(unlocated.records == std::vector<std::size_t>{2});
+    REQUIRE(unlocated.skipped.size() == 2);
+    CHECK(unlocated.skipped[1].where == 3);
+    CHECK(seen == strings{"t.geojson: feature 1: has a null geometry (an unlocated feature): left out",
+                          "t.geojson: feature 3: has a null geometry (an unlocated feature): left out"});
+}
+
+TEST_CASE("geo io: a lone GeoJSON Feature is read as a collection of one", "[io][geo]") {
+    const auto t = from_geojson(R"({"type":"Feature","id":"x","geometry":{"type":"Point","coordinates":[2.5,-3.25,7]},)"
+                                R"("properties":{"name":"solo","n":3}})");
+    REQUIRE(t.locations.size() == 1);
+    CHECK(t.locations[0].lon == 2.5);
+    CHECK(t.locations[0].lat == -3.25);
+    CHECK(t.altitudes == std::vector<double>{7});
+    CHECK(t.feature_ids == strings{"\"x\""});
+    CHECK(t.columns == strings{"name", "n"});
+    CHECK(t.values[0][0] == "solo");
+    CHECK(t.records == std::vector<std::size_t>{1});
+    CHECK(failure([] { from_geojson(R"({"type":"Feature","geometry":{"type":"LineString","coordinates":[[0,0],[1,1]]}})"); }) ==
+          "t.geojson: feature 1: geometry is a LineString, not a Point");
 }
 
 TEST_CASE("geo io: WKT polygons are corrected, checked, and match Boost.Geometry", "[io][geo]") {

@@ -91,39 +91,46 @@ inline void sort_rows(rows_type& rows, std::size_t id_bound, unsigned threads) {
     }, 256);
 }
 
-/// Python ints 0, 1, 2, ... made once per index and shared by every list it returns:
-/// a list entry is then a reference count increment, not an allocation (which costs
-/// more than the search itself for lists of hundreds of ids). Python ints are
-/// immutable, so sharing them is invisible. Every member needs the GIL.
-class int_cache {
+/// The Python ints of one result's ids, made while the result is built and released with
+/// it: nothing is kept with the index between calls. When the result holds at least one id
+/// per eight the index could give, each id's int is made once and shared by every list that
+/// holds it (a list entry is then a reference count increment, not an allocation, which
+/// costs more than the search for lists of hundreds of ids); the table for that, one
+/// pointer per possible id, lives only during the call. A smaller result makes an int per
+/// entry. Python ints are immutable, so sharing them is invisible. Every member needs the GIL.
+class result_ints {
 public:
-    /// Makes sure ints 0..n-1 exist.
-    void reserve(std::size_t n) {
-        if (!ints_) ints_ = py::list();
-        for (std::size_t i = static_cast<std::size_t>(PyList_GET_SIZE(ints_.ptr())); i < n; ++i) {
-            PyObject* v = PyLong_FromSize_t(i);
-            if (!v) throw py::error_already_set();
-            const int rc = PyList_Append(ints_.ptr(), v);
-            Py_DECREF(v);
-            if (rc != 0) throw py::error_already_set();
-        }
+    result_ints(const rows_type& rows, std::size_t id_bound)
+        : shared_(rows.values.size() >= id_bound / 8 ? id_bound : 0, nullptr) {}
+    ~result_ints() {
+        for (PyObject* v : shared_) Py_XDECREF(v);
     }
-    /// A new Python list of the ids in [first, last); each id must be below the reserved n.
-    PyObject* list(const id_type* first, const id_type* last) const {
+    result_ints(const result_ints&) = delete;
+    result_ints& operator=(const result_ints&) = delete;
+
+    /// A new Python list of the ids in [first, last), each below id_bound.
+    PyObject* list(const id_type* first, const id_type* last) {
         PyObject* list = PyList_New(last - first);
         if (!list) throw py::error_already_set();
         PyObject** items = reinterpret_cast<PyListObject*>(list)->ob_item;
-        PyObject** ints = reinterpret_cast<PyListObject*>(ints_.ptr())->ob_item;
         for (; first != last; ++first, ++items) {
-            PyObject* v = ints[*first];
-            Py_INCREF(v);
+            PyObject* v = shared_.empty() ? nullptr : shared_[*first];
+            if (v == nullptr) {
+                v = PyLong_FromSize_t(*first);
+                if (!v) {
+                    Py_DECREF(list);  // its entries still NULL are skipped
+                    throw py::error_already_set();
+                }
+                if (!shared_.empty()) shared_[*first] = v;  // the table's reference
+            }
+            if (!shared_.empty()) Py_INCREF(v);  // the list's reference
             *items = v;
         }
         return list;
     }
 
 private:
-    py::list ints_{0};
+    std::vector<PyObject*> shared_;
 };
 
 /// Keeps Python's cyclic garbage collector off while it lives. Making a hundred thousand
@@ -157,10 +164,10 @@ private:
 
 /// A 1-D numpy array of dtype object whose element i is row i as a Python list (the shape
 /// scipy's query_ball_point gives). Needs the GIL.
-inline py::array object_array_of_lists(const rows_type& rows, int_cache& ints, std::size_t id_bound) {
+inline py::array object_array_of_lists(const rows_type& rows, std::size_t id_bound) {
     const std::size_t m = rows.rows();
-    ints.reserve(id_bound);
     const gc_paused no_gc;
+    result_ints ints(rows, id_bound);
     py::array out = py::module_::import("numpy").attr("empty")(m, py::arg("dtype") = "object");
     auto** slot = static_cast<PyObject**>(out.mutable_data());
     for (std::size_t i = 0; i < m; ++i) {
@@ -172,9 +179,9 @@ inline py::array object_array_of_lists(const rows_type& rows, int_cache& ints, s
 }
 
 /// A Python list of Python lists, row i = row i of `rows`. Needs the GIL.
-inline py::list list_of_lists(const rows_type& rows, int_cache& ints, std::size_t id_bound) {
-    ints.reserve(id_bound);
+inline py::list list_of_lists(const rows_type& rows, std::size_t id_bound) {
     const gc_paused no_gc;
+    result_ints ints(rows, id_bound);
     py::list out(rows.rows());
     for (std::size_t i = 0; i < rows.rows(); ++i)
         PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(i),

@@ -118,7 +118,7 @@ public:
             bound = index_.id_bound();
             if (sorted) sort_rows(rows, index_.id_bound(), threads);
         }
-        return object_array_of_lists(rows, ints_, bound);
+        return object_array_of_lists(rows, bound);
     }
 
     iarray ball_count(const darray& x, const darray& r, unsigned threads) const {
@@ -161,7 +161,6 @@ private:
 
     index_type index_;
     mutable std::shared_mutex mutex_;
-    mutable int_cache ints_;  // ids as Python ints (touched with the GIL only)
 };
 
 template <std::size_t D>

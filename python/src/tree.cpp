@@ -81,7 +81,7 @@ public:
                              : quoct::batch_query(*plain_, balls.data(), balls.size(), threads);
             if (sorted) sort_rows(rows, n(), threads);
         }
-        return object_array_of_lists(rows, ints_, n());
+        return object_array_of_lists(rows, n());
     }
 
     iarray ball_count(const darray& x, const darray& r, unsigned threads) const {
@@ -144,7 +144,7 @@ public:
             rows = other.periodic_ ? quoct::neighbor_lists(base(), *other.periodic_, r, threads)
                                    : quoct::neighbor_lists(base(), *other.plain_, r, threads);
         }
-        return list_of_lists(rows, other.ints_, other.n());
+        return list_of_lists(rows, other.n());
     }
 
     // counts[t]: pairs (i of ours, j of other's) within radii[t]; radii must be increasing.
@@ -200,7 +200,6 @@ private:
 
     std::optional<tree_type> plain_;
     std::optional<periodic_type> periodic_;
-    mutable int_cache ints_;  // the ids as Python ints, made at the first list result
 };
 
 template <std::size_t D>

@@ -293,7 +293,10 @@ void run_near(const geo::index<>& ix, const query& q, geo::lonlat centre, std::s
 /// near --centers: every centre of the centres file in turn, on the one index; the output's
 /// first column "center" is the centre's data row number (from 1) or its id column value.
 std::vector<io::hit> run_near_centers(const geo::index<>& ix, const query& q, const common& c, io::write_options& out) {
-    input in = read_input(c, c.centers);
+    common centres_options = c;  // the same columns and policy; --layer and --s-srs are FILE's
+    centres_options.layer.clear();
+    centres_options.s_srs.clear();
+    input in = read_input(centres_options, c.centers);
     const io::location_table centres = in.index ? in.index->table() : std::move(in.table);
     std::size_t id_column = centres.columns.size();
     if (!c.centers_id_column.empty()) {
@@ -777,7 +780,9 @@ io::polygon_layer read_layer(const join_args& j) {
         return io::read_geojson_polygon_layer(in, "stdin");
     }
 #ifdef QUOCT_WITH_GDAL
-    if (io::gdal::reads(path)) return io::gdal::read_polygon_layer(path, gdal_source(j.layer, j.s_srs));
+    // Through GDAL: a source quoct does not read itself, or GeoJSON whose CRS is given.
+    if (io::gdal::reads(path) || (!j.s_srs.empty() && io::gdal::identify(path) == "GeoJSON"))
+        return io::gdal::read_polygon_layer(path, gdal_source(j.layer, j.s_srs));
 #endif
     no_gdal_options(j.layer, j.s_srs, path, "polygon-");
     std::ifstream in(path, std::ios::binary);

@@ -1,7 +1,9 @@
 """`quoct join --invalid repair` against shapely: Natural Earth's countries written by GDAL
 with 15 significant digits (ogr2ogr -lco SIGNIFICANT_FIGURES=15) make some polygons
 self-intersect (Sudan). quoct must repair exactly the features GEOS calls invalid, and count in each
-repaired feature the cities that shapely's make_valid(...).covers(...) counts.
+repaired feature the cities that shapely's make_valid(...).covers(...) counts. (quoct repairs
+with GEOS's "structure" method, shapely 1.8 with "linework"; they differ only where parts
+overlap, which a self-crossing shell such as Sudan's does not.)
 
 Usage: repair_vs_shapely.py QUOCT DATA_DIR WORK_DIR
 """

@@ -14,6 +14,11 @@
 #include <quoct/io/geojson_polygons.hpp>
 #include <quoct/io/locations.hpp>
 
+#include <quoct/io/wkt.hpp>
+
+#include <boost/geometry/algorithms/area.hpp>
+#include <boost/geometry/algorithms/covered_by.hpp>
+
 #include <gdal.h>
 #include <gdal_utils.h>
 #include <ogr_api.h>
@@ -472,7 +477,7 @@ TEST_CASE("quoct writes GeoPackage and FlatGeobuf that OGR reads back", "[gdal][
         OGR_F_Destroy(f);
     }
     GDALClose(ds);
-    // Typed columns from a typed source: a GeoPackage's Integer64 stays an integer.
+    // The whole table through the command: every sample, every value, back.
     const std::string typed = quoct_test::temp_path("typed.gpkg"), again = quoct_test::temp_path("again.gpkg");
     write_samples(typed, "GPKG", 4326, true);
     REQUIRE(quoct_test::run_cli("box --west -180 --east 180 --south -90 --north 90 -o '" + again + "' '" + typed + "'").status == 0);
@@ -508,17 +513,119 @@ TEST_CASE("quoct with GDAL: usage and data errors", "[gdal][cli]") {
     r = quoct_test::run_cli("near --lon 0 --lat 0 --km 1 -o /nonexistent-dir/out.gpkg '" + cities + "'", err);
     CHECK(r.status == 1);
     CHECK_THAT(quoct_test::file_text(err), Catch::Contains("/nonexistent-dir/out.gpkg: cannot create"));
-    // An old output file is replaced whole, or not at all.
-    const std::string out = quoct_test::temp_path("kept.gpkg");
-    REQUIRE(quoct_test::run_cli("near --lon 2.35 --lat 48.85 --km 3 -o '" + out + "' '" + cities + "'").status == 0);
-    const std::string before = quoct_test::file_text(out);
-    r = quoct_test::run_cli("polygon --wkt 'POLYGON((0 0, 1 1, 1 0, 0 1, 0 0))' -o '" + out + "' '" + cities + "'", err);
+    // A target that is not a regular file is refused, and no temporary file is left behind.
+    const std::string dir = quoct_test::temp_path("a_directory.gpkg");
+    std::filesystem::create_directories(dir);
+    r = quoct_test::run_cli("near --lon 2.35 --lat 48.85 --km 3 -o '" + dir + "' '" + cities + "'", err);
     CHECK(r.status == 1);
-    CHECK(quoct_test::file_text(out) == before);
+    CHECK_THAT(quoct_test::file_text(err), Catch::Contains("not a regular file"));
     std::size_t partial = 0;
-    for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(out).parent_path()))
+    for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(dir).parent_path()))
         partial += e.path().filename().string().rfind(".partial-", 0) == 0;
     CHECK(partial == 0);
+}
+
+TEST_CASE("GDAL output: typed fields, names GeoPackage would refuse, polygons without geometry", "[gdal]") {
+    register_gdal();
+    // Typed columns from a typed source keep their OGR types through quoct.
+    const std::string typed = quoct_test::temp_path("typed_in.gpkg"), again = quoct_test::temp_path("typed_out.gpkg");
+    write_samples(typed, "GPKG", 4326, true);
+    const io::location_table in = io::gdal::read_locations(typed);
+    std::vector<io::hit> hits;
+    for (std::size_t i = 0; i < in.locations.size(); ++i) hits.push_back({i, 0});
+    io::gdal::write_locations(again, io::gdal::output_driver("gpkg"), in, hits);
+    GDALDatasetH ds = GDALOpenEx(again.c_str(), GDAL_OF_VECTOR, nullptr, nullptr, nullptr);
+    REQUIRE(ds != nullptr);
+    OGRFeatureDefnH defn = OGR_L_GetLayerDefn(GDALDatasetGetLayer(ds, 0));
+    const auto field = [&](const char* name) { return OGR_FD_GetFieldDefn(defn, OGR_FD_GetFieldIndex(defn, name)); };
+    CHECK(OGR_Fld_GetType(field("name")) == OFTString);
+    CHECK(OGR_Fld_GetType(field("population")) == OFTInteger64);
+    CHECK(OGR_Fld_GetType(field("area")) == OFTReal);
+    CHECK(OGR_Fld_GetType(field("capital")) == OFTInteger);
+    CHECK(OGR_Fld_GetSubType(field("capital")) == OFSTBoolean);
+    CHECK(OGR_Fld_GetType(field("feature_id")) == OFTInteger64);
+    GDALClose(ds);
+    check_samples(io::gdal::read_locations(again), samples(), true, true);
+
+    // Columns called fid and geom, and two names equal but for case.
+    io::location_table t;
+    t.source = "by hand";
+    t.columns = {"fid", "geom", "Name", "name"};
+    t.values = io::text_fields(4);
+    t.values.push_row({"a", "b", "c", "d"});
+    t.locations = {{1.5, 2.5}};
+    t.origins = t.records = {1};
+    const std::string odd = quoct_test::temp_path("odd_names.gpkg");
+    io::gdal::write_locations(odd, "GPKG", t, {{0, 0}});
+    const io::location_table back = io::gdal::read_locations(odd);
+    CHECK(back.columns == std::vector<std::string>{"fid", "geom", "Name", "name_2"});
+    REQUIRE(back.locations.size() == 1);
+    CHECK(back.values[0][0] == "a");
+    CHECK(back.values[0][3] == "d");
+    CHECK(back.locations[0].lon == 1.5);
+
+    // A polygon without geometry keeps its row in GeoPackage; FlatGeobuf, which would drop it
+    // without a word, is refused.
+    std::istringstream layer_text(R"({"type":"FeatureCollection","features":[
+        {"type":"Feature","properties":{"name":"A"},"geometry":{"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1],[0,0]]]}},
+        {"type":"Feature","properties":{"name":"none"},"geometry":null}]})");
+    const io::polygon_layer layer = io::read_geojson_polygon_layer(layer_text, "layer");
+    const std::string fgb = quoct_test::temp_path("with_null.fgb"), gpkg = quoct_test::temp_path("with_null.gpkg");
+    REQUIRE_THROWS_WITH(io::gdal::write_polygon_counts(fgb, "FlatGeobuf", layer, {0, 1}, {3, 0}, {0}),
+                        Catch::Contains("feature 2 (name none) has no geometry, which FlatGeobuf cannot hold"));
+    CHECK_FALSE(std::filesystem::exists(fgb));
+    io::gdal::write_polygon_counts(gpkg, "GPKG", layer, {0, 1}, {3, 0}, {0});
+    const io::polygon_layer read_back = io::gdal::read_polygon_layer(gpkg);
+    REQUIRE(read_back.features.size() == 2);
+    std::map<std::string, std::size_t> polygons_of;
+    for (const auto& f : read_back.features) polygons_of[f.values[read_back.find_column("polygon_name")]] = f.polygons.size();
+    CHECK(polygons_of == std::map<std::string, std::size_t>{{"A", 1}, {"none", 0}});
+}
+
+TEST_CASE("GDAL repair: overlapping parts joined, a bow tie split, areas by Boost.Geometry", "[gdal]") {
+    namespace bg = boost::geometry;
+    // Two squares overlapping in a unit square: 4 + 4 - 1 = 7.
+    const io::lonlat_polygons overlapping = {{{{0, 0}, {2, 0}, {2, 2}, {0, 2}, {0, 0}}}, {{{1, 1}, {3, 1}, {3, 3}, {1, 3}, {1, 1}}}};
+    REQUIRE_THROWS(io::area_of(overlapping, "two squares"));
+    const io::wkt_multi_polygon joined = io::area_of(io::gdal::make_valid(overlapping, "two squares"), "repaired");
+    CHECK(bg::area(joined) == Approx(7.0));
+    CHECK(bg::covered_by(io::wkt_point(1.5, 1.5), joined));  // in the overlap
+    // A bow tie: two triangles of area 1 each.
+    const io::lonlat_polygons bow = {{{{0, 0}, {2, 2}, {2, 0}, {0, 2}, {0, 0}}}};
+    REQUIRE_THROWS(io::area_of(bow, "bow tie"));
+    const io::wkt_multi_polygon split = io::area_of(io::gdal::make_valid(bow, "bow tie"), "repaired");
+    CHECK(split.size() == 2);
+    CHECK(bg::area(split) == Approx(2.0));
+}
+
+TEST_CASE("GDAL sources: a point that cannot be reprojected, or a CSV x that is not a number, is a bad row", "[gdal]") {
+    const std::string seq = quoct_test::temp_path("far.geojsonl");
+    std::ofstream(seq) << R"({"type":"Feature","properties":{"n":1},"geometry":{"type":"Point","coordinates":[500000,5400000]}})" "\n"
+                       << R"({"type":"Feature","properties":{"n":2},"geometry":{"type":"Point","coordinates":[1e30,1e30]}})" "\n"
+                       << R"({"type":"Feature","properties":{"n":3},"geometry":{"type":"Point","coordinates":[600000,5500000]}})" "\n";
+    io::gdal::source_options utm;
+    utm.source_srs = "EPSG:32631";
+    REQUIRE_THROWS_WITH(io::gdal::read_locations(seq, {}, utm), Catch::Contains("feature 2: cannot be reprojected"));
+    io::read_options skip;
+    skip.on_bad_row = io::bad_row_policy::skip;
+    const io::location_table t = io::gdal::read_locations(seq, skip, utm);
+    CHECK(t.records == std::vector<std::size_t>{1, 3});
+    REQUIRE(t.skipped.size() == 1);
+    CHECK(t.skipped[0].where == 2);
+
+    const std::string csv = quoct_test::temp_path("xy.csv");
+    std::ofstream(csv) << "name,X,Y\na,500000,5400000\nb,abc,5400000\nc,600000,\nd,600000,5500000\n";
+    io::read_options xy = skip;
+    xy.lon_column = "X";
+    xy.lat_column = "Y";
+    const io::location_table u = io::gdal::read_locations_csv(csv, xy, utm);
+    CHECK(u.records == std::vector<std::size_t>{1, 4});
+    REQUIRE(u.skipped.size() == 2);
+    CHECK_THAT(u.skipped[0].message, Catch::EndsWith("xy.csv: feature 2: column 'X' is not a number"));
+    CHECK_THAT(u.skipped[1].message, Catch::EndsWith("xy.csv: feature 3: column 'Y' is not a number"));
+    CHECK(u.columns == std::vector<std::string>{"name"});
+    xy.on_bad_row = io::bad_row_policy::stop;
+    REQUIRE_THROWS_WITH(io::gdal::read_locations_csv(csv, xy, utm), Catch::Contains("feature 2: column 'X'"));
 }
 
 #endif  // QUOCT_CLI

@@ -21,10 +21,11 @@
 // - Ids: a layer with a named FID column (GeoPackage's "fid", say) gives each feature's FID
 //   as its id (location_table::feature_ids, polygon_feature::id); other layers (Shapefile,
 //   FlatGeobuf, GeoJSONSeq) give none, so a join names a polygon by its number from 1.
-// - Bad records, as for GeoJSON (read_options::on_bad_row): a point feature whose geometry
-//   is missing, not a Point, not finite, outside lon [-180, 180] or lat [-90, 90] after
-//   reprojection, or that cannot be reprojected; "path: feature 3: geometry is a LineString,
-//   not a Point" (features counted from 1 in the layer's order). A polygon layer's feature
+// - Bad records, as for CSV (read_options::on_bad_row): a point feature without a geometry
+//   (for read_locations_csv, whose x or y is not a number), whose geometry is not a Point,
+//   not finite, outside lon [-180, 180] or lat [-90, 90] after reprojection, or that cannot
+//   be reprojected; "path: feature 3: geometry is a LineString, not a Point" (features
+//   counted from 1 in the layer's order). A polygon layer's feature
 //   without a geometry has no polygons (it covers nothing); any geometry other than a
 //   Polygon or MultiPolygon (curved ones are made linear first) throws, naming the feature.
 // - Errors about the source as a whole throw parse_error: it cannot be opened, it is not a
@@ -36,14 +37,18 @@
 // (center, kept columns, distance_km, extra columns, plus "feature_id" when the table has
 // ids), typed by their value_kind: a column whose values are all JSON integers is a 64-bit
 // integer field, all JSON numbers a real field, true/false a boolean field, any other a
-// string field (CSV columns have no types, so they are strings). Geometry: Point (with Z
-// when the table has altitudes) in EPSG:4326, lon/lat order. The file is written under a
-// temporary name in the same directory and renamed over `path` only when complete.
+// string field (CSV columns have no types, so they are strings). Column names equal but
+// for case are made unique ("Name", "name_2"), and a GeoPackage's FID and geometry
+// columns take names no column has ("fid", else "fid_2", ...; "geom"). Geometry: Point
+// (with Z when the table has altitudes, NaN for a point without) in EPSG:4326, lon/lat
+// order. The file is written under a temporary name in the same directory and renamed over
+// `path` only when complete; a path that exists and is not a regular file is refused.
 //
-// GDAL keeps global state (its driver registry, its error handler); these functions register
-// the drivers on first use and set no error handler, taking GDAL's messages from
-// CPLGetLastErrorMsg. They may be called from several threads at once, each with its own
-// files, as GDAL allows.
+// GDAL keeps global state (its driver registry); these functions register the drivers on
+// first use. While they run, GDAL's messages go to a quiet error handler pushed on the
+// calling thread's handler stack (GDAL's handler stack and last error are per thread) and
+// reach the caller only in the exceptions. They may be called from several threads at
+// once, each with its own files, as GDAL allows.
 #ifndef QUOCT_IO_GDAL_HPP
 #define QUOCT_IO_GDAL_HPP
 
@@ -119,16 +124,18 @@ void write_locations(const std::string& path, const std::string& driver, const l
                      const std::vector<hit>& hits, const write_options& options = {});
 
 /// Writes one feature per entry of `features` (indexes into layer.features): its polygons as
-/// geometry (none for a feature without), "polygon_id", the columns `columns` as
+/// a MultiPolygon (no geometry for a feature without; FlatGeobuf, which would drop such a
+/// feature silently, is refused then with parse_error naming it), "polygon_id", the columns `columns` as
 /// join_column_names names them, and "count" from counts; as write_polygon_counts does for
 /// GeoJSON. Throws parse_error as write_locations.
 void write_polygon_counts(const std::string& path, const std::string& driver, const polygon_layer& layer,
                           const std::vector<std::size_t>& features, const std::vector<std::size_t>& counts,
                           const std::vector<std::size_t>& columns);
 
-/// An invalid polygon made valid with GEOS's MakeValid (through OGR), on its coordinates as
-/// written (planar lon/lat, as shapely.make_valid does): self-intersections split, the same
-/// area kept as one or more polygons; parts that collapse to lines or points are dropped.
+/// An invalid polygon made valid with GEOS's MakeValid (through OGR, method "structure"), on
+/// its coordinates as written (planar lon/lat, as shapely.make_valid does): the area its
+/// shells enclose less its holes, overlapping parts joined, a self-crossing shell split into
+/// polygons; parts that collapse to lines or points are dropped.
 /// `source` names the polygon in errors. Throws parse_error when GDAL was built without
 /// GEOS or the repair fails.
 lonlat_polygons make_valid(const lonlat_polygons& polygons, const std::string& source);

@@ -20,7 +20,11 @@
 //
 // Bad records. A record is bad when its longitude or latitude is not a finite number, the
 // longitude is not in [-180, 180] or the latitude not in [-90, 90]; in GeoJSON also a
-// feature that is not a Point feature with two or three numeric coordinates. With
+// feature that is not a Point feature with two or three numeric coordinates. A GeoJSON
+// feature whose geometry is null (RFC 7946's unlocated feature) is not bad: it is left out
+// under either policy, listed in location_table::skipped and passed to on_skip ("file:
+// feature 3: has a null geometry (an unlocated feature): left out"). A lone Feature, not in
+// a FeatureCollection, is read as a collection of one. With
 // bad_row_policy::stop the first one throws parse_error ("file.csv:17: ..." or
 // "file.geojson: feature 3: ...", features counted from 1 as lines are); with bad_row_policy::skip it is left out, listed in
 // location_table::skipped and passed to read_options::on_skip if set. Problems with the file
