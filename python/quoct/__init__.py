@@ -25,7 +25,8 @@ Where quoct differs from cKDTree, on purpose:
 * NaN or infinite coordinates, negative radii, ``k < 1`` and wrong shapes raise
   ``ValueError`` (cKDTree accepts some of them silently).
 * float32 and integer inputs are converted to float64 (copied), as cKDTree does; the
-  tree always copies the points.
+  tree always copies the points and, unlike cKDTree, does not keep the caller's array
+  alive (``data`` is made from the tree's copy when first read).
 
 Saving and sharing: ``Tree.save(path)`` writes one self-contained file (points, ids, nodes:
 no rebuild to read it); ``Tree.load(path)`` maps it (``mmap=True``, the default: opened in
@@ -209,7 +210,9 @@ class Tree:
     Attributes
     ----------
     data : ndarray, shape (n, m)
-        The points as float64 (the array passed in when it already was one).
+        The points as float64, equal to the array passed in, made at the first access
+        from the tree's own copy (the tree does not keep the caller's array alive, so
+        memory holds the points once until ``data`` is read).
     n, m : int
         Number of points and of dimensions.
     size : int
@@ -241,7 +244,7 @@ class Tree:
                 raise ValueError(f"quoct: boxsize entries must be finite and >= 0, got {box}")
             self.boxsize = box.copy()
         self._core = getattr(_core, f"Tree{m}")(data, self.leafsize, box)
-        self._data = data
+        self._data = None  # the caller's array is not kept: the tree has its own copy
         self.m = m
         self.n = self._core.n
 
@@ -260,9 +263,9 @@ class Tree:
 
     @property
     def data(self):
-        """The points as float64, shape (n, m): the array given (when it already was one),
-        or, for a tree read from a file, the stored points in id order (made at the first
-        access)."""
+        """The points as float64, shape (n, m), in id order: made from the tree's own copy
+        at the first access and kept (equal to the array given, or to the stored points of
+        a tree read from a file)."""
         if self._data is None:
             self._data = self._core.points()
         return self._data

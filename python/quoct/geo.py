@@ -88,8 +88,8 @@ class Index:
             raise ValueError(f"quoct: lon and lat must be 1-D of one length, got shapes {lon.shape} and {lat.shape}")
         leafsize = _leafsize(leafsize, 3)  # the index is an octree over unit vectors in 3D
         self._core = _core.GeoIndex(_np.column_stack((lon, lat)), leafsize)
-        self._lon = lon
-        self._lat = lat
+        # Not kept: the index holds the locations; lon and lat are made from it when read.
+        self._lon = self._lat = None
 
     @classmethod
     def _of_core(cls, core):
@@ -105,7 +105,8 @@ class Index:
 
     @property
     def lon(self):
-        """Longitudes by id, as given (for an index read from a file: made at first access)."""
+        """Longitudes by id, as given: made from the index at the first access of ``lon``
+        or ``lat`` and kept (the index does not keep the caller's arrays)."""
         self._locations()
         return self._lon
 

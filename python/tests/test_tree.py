@@ -1,5 +1,8 @@
 """quoct.Tree against scipy.spatial.cKDTree and brute force on the same float64 data."""
 
+import gc
+import weakref
+
 import numpy as np
 import pytest
 from scipy.spatial import cKDTree
@@ -314,7 +317,14 @@ def test_attributes_like_ckdtree(rng):
     np.testing.assert_array_equal(t.mins, k.mins)
     np.testing.assert_array_equal(t.maxes, k.maxes)
     assert t.size >= 1 and len(t) == 1000
-    assert t.data is pts  # float64 C-contiguous input is kept, not copied (as cKDTree)
+    # The tree does not keep the caller's array alive (it has its own copy); .data gives
+    # the same values, made once from that copy.
+    np.testing.assert_array_equal(t.data, pts)
+    assert t.data is t.data
+    gone = weakref.ref(pts)
+    del pts, k
+    gc.collect()
+    assert gone() is None
     e = quoct.Tree(np.empty((0, 2)))
     assert e.n == 0 and e.query_ball_point([0.0, 0.0], 1.0) == []
     d, i = e.query([0.0, 0.0], k=2)
