@@ -22,6 +22,7 @@ Where quoct differs from cKDTree, on purpose:
   on squared distances).
 * k-nearest ties are broken by the smaller index.
 * Only ``p=2`` (Euclidean). ``eps`` is accepted and ignored: answers are always exact.
+* At most 4 dimensions; no ``.tree`` node view.
 * NaN or infinite coordinates, negative radii, ``k < 1`` and wrong shapes raise
   ``ValueError`` (cKDTree accepts some of them silently).
 * float32 and integer inputs are converted to float64 (copied), as cKDTree does; the
@@ -43,6 +44,7 @@ uses one thread per CPU. Trees are immutable, so any number of Python threads ma
 query one tree at once.
 """
 
+import itertools as _itertools
 import numbers as _numbers
 import os as _os
 
@@ -84,12 +86,18 @@ def _points(data, what="data"):
 
 
 def _threads(workers):
-    """scipy's workers (None or 1: one thread, -1: every CPU) as quoct's thread count (0: all)."""
+    """scipy's workers (None or 1: one thread, -1: os.cpu_count() threads) as a thread count."""
     if workers is None:
         return 1
     if isinstance(workers, bool) or not isinstance(workers, _numbers.Integral) or not (workers >= 1 or workers == -1):
         raise ValueError(f"quoct: workers must be -1 (every CPU) or an integer >= 1, got {workers!r}")
-    return 0 if workers == -1 else int(workers)
+    if workers == -1:
+        cpus = _os.cpu_count()
+        if cpus is None:  # scipy's error and message
+            raise NotImplementedError("Cannot determine the number of cpus using os.cpu_count(), "
+                                      "cannot use -1 for the number of workers")
+        return cpus
+    return int(workers)
 
 
 def _check_p_eps(p, eps):
@@ -168,7 +176,8 @@ def _knn(core, m, x, k, eps, p, distance_upper_bound, workers):
         d, i = d[:, columns], i[:, columns]
     if squeeze:
         d, i = d[:, 0], i[:, 0]
-        return (d[0], i[0]) if lead == () else (d.reshape(lead), i.reshape(lead))
+        # One point, k = 1: Python float and int, as cKDTree gives them.
+        return (float(d[0]), int(i[0])) if lead == () else (d.reshape(lead), i.reshape(lead))
     shape = lead + (d.shape[1],)
     return d.reshape(shape), i.reshape(shape)
 
@@ -461,8 +470,11 @@ class Tree:
             Radius or radii, each >= 0.
         p : float
             Must be 2.
-        weights : None
-            Weights are not supported (NotImplementedError).
+        weights : tuple, array_like or None
+            None: every pair counts 1. A tuple (w_self, w_other) of 1-D arrays (either
+            may be None, weight 1): a pair (i, j) counts w_self[i] * w_other[j]. One
+            array: the weights of both trees, which must then be the same tree. The
+            pairs are listed then (within the largest r) and their weights summed.
         cumulative : bool
             True: counts within each r. False: r are bin edges (non-decreasing) and the
             result holds the pairs in each bin, the first bin being [0, r[0]].
@@ -474,17 +486,17 @@ class Tree:
 
         Returns
         -------
-        int for a scalar r, else an int64 array of r's shape.
+        int for a scalar r, else an int64 array of r's shape; with weights, float and
+        float64.
 
         Raises
         ------
         ValueError
             other not a compatible Tree, r not scalar or 1-D, NaN or negative r,
-            decreasing r with cumulative=False, p != 2, bad workers.
+            decreasing r with cumulative=False, p != 2, bad workers, weights of the
+            wrong length, one weights array for two different trees.
         """
         _check_p_eps(p, 0)
-        if weights is not None:
-            raise NotImplementedError("quoct: count_neighbors does not support weights")
         self._check_other(other)
         radii = _float_array(r, "r")
         if radii.ndim > 1:
@@ -494,13 +506,113 @@ class Tree:
             raise ValueError("quoct: r must be >= 0 (and not NaN)")
         if not cumulative and (_np.diff(flat) < 0).any():
             raise ValueError("quoct: with cumulative=False, r must be non-decreasing (bin edges)")
+        threads = _threads(workers)
+        if weights is not None:
+            counts = self._weighted_counts(other, flat, weights, threads)
+            if not cumulative:
+                counts = _np.diff(counts, prepend=0.0)
+            return float(counts[0]) if radii.ndim == 0 else counts
         order = _np.argsort(flat, kind="stable")
         counts = _np.empty(flat.shape, dtype=_np.int64)
-        threads = _threads(workers)
         counts[order] = self._core.count_pairs(other._core, _np.ascontiguousarray(flat[order]), threads)
         if not cumulative:
             counts = _np.diff(counts, prepend=0)
         return int(counts[0]) if radii.ndim == 0 else counts
+
+    def sparse_distance_matrix(self, other, max_distance, p=2.0, output_type="dok_matrix"):
+        """The distances of every pair (i of this tree, j of other) within max_distance.
+
+        Parameters
+        ----------
+        other : Tree
+            A tree of the same dimension (and boxsize).
+        max_distance : float
+            >= 0; pairs at exactly max_distance are included (closed, as every quoct ball).
+        p : float
+            Must be 2.
+        output_type : str
+            'dok_matrix' (default) or 'coo_matrix' (scipy.sparse, shape (n, other.n)),
+            'dict' ({(i, j): distance}), or 'ndarray' (a structured array with fields
+            'i', 'j' (intp) and 'v' (float64)).
+
+        The pairs are those of query_ball_tree (the exact predicate); each distance is
+        sqrt of the squared differences summed over the axes in order in float64
+        (minimum image on periodic axes). A pair at distance 0 is included.
+
+        Raises
+        ------
+        ValueError
+            other not a compatible Tree, NaN or negative max_distance, p != 2, an
+            unknown output_type.
+        """
+        _check_p_eps(p, 0)
+        self._check_other(other)
+        if output_type not in ("dok_matrix", "coo_matrix", "dict", "ndarray"):
+            raise ValueError(f"quoct: output_type must be 'dok_matrix', 'coo_matrix', 'dict' or 'ndarray', "
+                             f"got {output_type!r}")
+        i, j, s = self._pairs_within(other, _radius(max_distance, "max_distance"), 1)
+        v = _np.sqrt(s)
+        if output_type == "ndarray":
+            out = _np.empty(len(i), dtype=[("i", _np.intp), ("j", _np.intp), ("v", _np.float64)])
+            out["i"], out["j"], out["v"] = i, j, v
+            return out
+        if output_type == "dict":
+            return dict(zip(zip(i.tolist(), j.tolist()), v.tolist()))
+        import scipy.sparse
+
+        coo = scipy.sparse.coo_matrix((v, (i, j)), shape=(self.n, other.n))
+        return coo if output_type == "coo_matrix" else coo.todok()
+
+    def _pairs_within(self, other, r, threads):
+        """(i, j, s) of every pair within r (query_ball_tree's): ids in this tree and in
+        other, and the squared distance summed over the axes in order in float64."""
+        lists = self._core.ball_tree(other._core, r, threads)
+        lengths = _np.fromiter((len(row) for row in lists), dtype=_np.intp, count=len(lists))
+        i = _np.repeat(_np.arange(len(lists), dtype=_np.intp), lengths)
+        j = _np.fromiter(_itertools.chain.from_iterable(lists), dtype=_np.intp, count=int(lengths.sum()))
+        a, b = self.data, other.data
+        s = _np.zeros(len(i))
+        for axis in range(self.m):
+            d = _np.abs(a[i, axis] - b[j, axis])
+            if self.boxsize is not None and self.boxsize[axis] > 0:
+                d = _np.minimum(d, self.boxsize[axis] - d)  # the nearer image
+            s += d * d
+        return i, j, s
+
+    def _weighted_counts(self, other, radii, weights, threads):
+        """count_neighbors with weights: the summed w_self[i] * w_other[j] of the pairs
+        within each radius (float64, radii's order)."""
+        if isinstance(weights, tuple):
+            if len(weights) != 2:
+                raise ValueError("quoct: weights must be a tuple of two arrays (or None), or one array")
+            w_self, w_other = weights
+        else:
+            if other is not self:
+                raise ValueError("quoct: one weights array needs other to be this tree; give a tuple "
+                                 "(weights of this tree, weights of other)")
+            w_self = w_other = weights
+
+        def check(w, n, which):
+            if w is None:
+                return None
+            w = _float_array(w, f"weights of {which}")
+            if w.shape != (n,):
+                raise ValueError(f"quoct: weights of {which} must have shape ({n},), got {w.shape}")
+            return w
+
+        w_self, w_other = check(w_self, self.n, "this tree"), check(w_other, other.n, "other")
+        if radii.size == 0:
+            return _np.zeros(0)
+        i, j, s = self._pairs_within(other, float(radii.max()), threads)
+        w = _np.ones(len(i))
+        if w_self is not None:
+            w = w * w_self[i]
+        if w_other is not None:
+            w = w * w_other[j]
+        order = _np.argsort(s, kind="stable")
+        total = _np.concatenate(([0.0], _np.cumsum(w[order])))
+        # A pair is within r when its squared distance is <= r * r, as the tree decides.
+        return total[_np.searchsorted(s[order], radii * radii, side="right")]
 
     def _check_other(self, other):
         if not isinstance(other, Tree):

@@ -1,6 +1,8 @@
 """quoct.Tree against scipy.spatial.cKDTree and brute force on the same float64 data."""
 
 import gc
+import json
+import os
 import weakref
 
 import numpy as np
@@ -413,3 +415,70 @@ def test_workers_give_the_same_answer(rng, workers):
     np.testing.assert_array_equal(
         t.query_pairs(0.01, output_type="ndarray"), t.query_pairs(0.01, output_type="ndarray", workers=workers)
     )
+
+
+def test_sparse_distance_matrix_against_brute_force():
+    # Integer lattice points: distances sqrt(k) exactly at the bound are included (closed).
+    a = lattice(3, 2)
+    b = lattice(3, 2) + [0.5, 0, 0]
+    t, u = quoct.Tree(a), quoct.Tree(b)
+    r = 1.5  # offsets (1.5, 0, 0) and (0.5, 1, 1) lie exactly at it
+    want = {}
+    for j, q in enumerate(b):
+        s = dist_sq(a, q)
+        for i in np.nonzero(s <= r * r)[0]:
+            want[(int(i), j)] = float(np.sqrt(s[i]))
+    assert any(dist_sq(a, q).max() >= 0 and (dist_sq(a, q) == r * r).any() for q in b)  # boundary pairs exist
+    got = t.sparse_distance_matrix(u, r, output_type="dict")
+    assert got == want
+    assert all(type(i) is int and type(v) is float for (i, _), v in got.items())
+    coo = t.sparse_distance_matrix(u, r, output_type="coo_matrix")
+    dok = t.sparse_distance_matrix(u, r)
+    arr = t.sparse_distance_matrix(u, r, output_type="ndarray")
+    assert coo.shape == dok.shape == (len(a), len(b))
+    assert {(int(i), int(j)): v for i, j, v in zip(coo.row, coo.col, coo.data)} == want
+    assert dict(dok.items()) == want
+    assert {(int(i), int(j)): v for i, j, v in arr} == want
+    with pytest.raises(ValueError, match="output_type"):
+        t.sparse_distance_matrix(u, r, output_type="list")
+    with pytest.raises(ValueError, match="max_distance"):
+        t.sparse_distance_matrix(u, -1.0)
+
+
+def test_count_neighbors_weights_against_brute_force(rng):
+    a, b = rng.random((60, 2)), rng.random((80, 2))
+    wa, wb = rng.random(60), rng.random(80)
+    t, u = quoct.Tree(a), quoct.Tree(b)
+    radii = np.array([0.05, 0.1, 0.2, 0.4])
+    s = ((a[:, None, :] - b[None, :, :]) ** 2).sum(-1)
+    w = wa[:, None] * wb[None, :]
+    want = [w[s <= r * r].sum() for r in radii]
+    np.testing.assert_allclose(t.count_neighbors(u, radii, weights=(wa, wb)), want, rtol=1e-12)
+    np.testing.assert_allclose(t.count_neighbors(u, radii, weights=(wa, None)),
+                               [np.broadcast_to(wa[:, None], s.shape)[s <= r * r].sum() for r in radii], rtol=1e-12)
+    binned = t.count_neighbors(u, radii, weights=(wa, wb), cumulative=False)
+    np.testing.assert_allclose(np.cumsum(binned), want, rtol=1e-12)
+    # Unit weights give the unweighted counts, as floats.
+    ones = t.count_neighbors(u, radii, weights=(np.ones(60), np.ones(80)))
+    assert ones.dtype == np.float64
+    np.testing.assert_array_equal(ones, t.count_neighbors(u, radii))
+    assert isinstance(t.count_neighbors(u, 0.1, weights=(wa, wb)), float)
+    with pytest.raises(ValueError, match="one weights array"):
+        t.count_neighbors(u, radii, weights=wa)
+    with pytest.raises(ValueError, match="shape"):
+        t.count_neighbors(u, radii, weights=(wa[:-1], wb))
+    same = t.count_neighbors(t, radii, weights=wa)
+    sa = ((a[:, None, :] - a[None, :, :]) ** 2).sum(-1)
+    np.testing.assert_allclose(same, [(wa[:, None] * wa[None, :])[sa <= r * r].sum() for r in radii], rtol=1e-12)
+
+
+def test_single_query_gives_python_scalars_and_workers_minus_one(rng, monkeypatch):
+    t = quoct.Tree(rng.random((100, 3)))
+    d, i = t.query([0.5, 0.5, 0.5])
+    assert type(d) is float and type(i) is int
+    assert json.dumps([d, i])
+    d3, i3 = t.query([0.5, 0.5, 0.5], k=3)
+    assert d3.shape == (3,) and i3.shape == (3,)
+    monkeypatch.setattr(os, "cpu_count", lambda: None)
+    with pytest.raises(NotImplementedError, match="Cannot determine the"):
+        t.query([0.5, 0.5, 0.5], workers=-1)
