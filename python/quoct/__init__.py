@@ -21,7 +21,10 @@ Where quoct differs from cKDTree, on purpose:
   slack either way. ``distance_upper_bound`` is closed too (``<=``, cKDTree uses ``<``
   on squared distances).
 * k-nearest ties are broken by the smaller index.
-* Only ``p=2`` (Euclidean). ``eps`` is accepted and ignored: answers are always exact.
+* ``p`` is 1, 2 or ``inf`` (1 and inf on trees without ``boxsize``; other p >= 1 raise
+  ValueError). Each predicate is exact: sum of |differences| <= r for p = 1, the largest
+  |difference| <= r for p = inf, summed or compared axis by axis in float64.
+  ``eps`` is accepted and ignored: answers are always exact.
 * At most 4 dimensions; no ``.tree`` node view.
 * NaN or infinite coordinates, negative radii, ``k < 1`` and wrong shapes raise
   ``ValueError`` (cKDTree accepts some of them silently).
@@ -101,10 +104,31 @@ def _threads(workers):
 
 
 def _check_p_eps(p, eps):
-    if p != 2:
-        raise ValueError(f"quoct: only p=2 (Euclidean distance) is supported, got p={p!r}")
+    """The norm of Minkowski p: None for 2 (Euclidean), 1 for p = 1, 0 for p = inf."""
     if not eps >= 0:
         raise ValueError(f"quoct: eps must be >= 0, got {eps!r}")
+    try:
+        p = float(p)
+    except (TypeError, ValueError):
+        raise ValueError(f"quoct: p must be a number, got {p!r}") from None
+    if p == 2:
+        return None
+    if p == 1:
+        return 1
+    if p == _np.inf:
+        return 0
+    if not p >= 1:
+        raise ValueError(f"quoct: p must be >= 1, got {p!r}")
+    raise ValueError(f"quoct: p must be 1, 2 or inf (other p >= 1 are not supported yet), got {p!r}")
+
+
+def _norm_core(core, norm):
+    """core, checked to offer Minkowski p other than 2 (a plain Tree's, not periodic)."""
+    if not hasattr(core, "ball_norm"):
+        raise ValueError("quoct: p other than 2 is supported by quoct.Tree only")
+    if core.periodic:
+        raise ValueError("quoct: p other than 2 is not supported with boxsize")
+    return core
 
 
 def _queries(x, m):
@@ -137,21 +161,27 @@ def _radii(r, lead):
 
 
 def _ball_point(core, m, x, r, p, eps, workers, return_sorted, return_length):
-    _check_p_eps(p, eps)
+    norm = _check_p_eps(p, eps)
+    if norm is not None:
+        _norm_core(core, norm)
     threads = _threads(workers)
     flat, lead = _queries(x, m)
     radii = _radii(r, lead)
     if return_length:
-        counts = core.ball_count(flat, radii, threads)
+        counts = (core.ball_count(flat, radii, threads) if norm is None
+                  else core.ball_count_norm(flat, radii, threads, norm))
         return int(counts[0]) if lead == () else counts.reshape(lead)
     if return_sorted is None:
         return_sorted = lead != ()
-    found = core.ball(flat, radii, threads, bool(return_sorted))
+    found = (core.ball(flat, radii, threads, bool(return_sorted)) if norm is None
+             else core.ball_norm(flat, radii, threads, bool(return_sorted), norm))
     return found[0] if lead == () else found.reshape(lead)
 
 
 def _knn(core, m, x, k, eps, p, distance_upper_bound, workers):
-    _check_p_eps(p, eps)
+    norm = _check_p_eps(p, eps)
+    if norm is not None:
+        _norm_core(core, norm)
     threads = _threads(workers)
     if isinstance(k, _numbers.Integral) and not isinstance(k, bool):
         if k < 1:
@@ -171,7 +201,7 @@ def _knn(core, m, x, k, eps, p, distance_upper_bound, workers):
     if not bound >= 0:
         raise ValueError(f"quoct: distance_upper_bound must be >= 0, got {distance_upper_bound!r}")
     flat, lead = _queries(x, m)
-    d, i = core.knn(flat, kmax, bound, threads)
+    d, i = core.knn(flat, kmax, bound, threads) if norm is None else core.knn_norm(flat, kmax, bound, threads, norm)
     if columns is not None:
         d, i = d[:, columns], i[:, columns]
     if squeeze:
@@ -397,7 +427,7 @@ class Tree:
         Raises
         ------
         ValueError
-            Wrong shape or dtype, NaN or infinite x, k < 1, negative bound, p != 2.
+            Wrong shape or dtype, NaN or infinite x, k < 1, negative bound, p not 1, 2 or inf.
         """
         return _knn(self._core, self.m, x, k, eps, p, distance_upper_bound, workers)
 
@@ -409,7 +439,7 @@ class Tree:
         r : float
             Radius, >= 0 (0 pairs up equal points).
         p, eps : float
-            p must be 2; eps is ignored.
+            p is 1, 2 or inf; eps is ignored.
         output_type : {"set", "ndarray"}
             A set of tuples (cKDTree's default), or an int64 array of shape (npairs, 2)
             sorted by (i, j).
@@ -423,10 +453,15 @@ class Tree:
         ValueError
             NaN or negative r, p != 2, unknown output_type.
         """
-        _check_p_eps(p, eps)
+        norm = _check_p_eps(p, eps)
         if output_type not in ("set", "ndarray"):
             raise ValueError(f"quoct: output_type must be 'set' or 'ndarray', got {output_type!r}")
-        pairs = self._core.pairs(_radius(r), _threads(workers))
+        if norm is None:
+            pairs = self._core.pairs(_radius(r), _threads(workers))
+        else:  # from the balls of every point, each pair once
+            i, j = self._lists_to_pairs(self._ball_tree_norm(self, _radius(r), _threads(workers), norm))
+            keep = i < j
+            pairs = _np.stack([i[keep], j[keep]], axis=1).astype(_np.int64).reshape(-1, 2)
         if output_type == "ndarray":
             return pairs
         return set(map(tuple, pairs.tolist()))
@@ -441,7 +476,7 @@ class Tree:
         r : float
             Radius, >= 0.
         p, eps : float
-            p must be 2; eps is ignored.
+            p is 1, 2 or inf; eps is ignored.
         workers : int
             Threads (a quoct extension).
 
@@ -452,11 +487,29 @@ class Tree:
         Raises
         ------
         ValueError
-            other not a Tree of the same dimension and boxsize, NaN or negative r, p != 2.
+            other not a Tree of the same dimension and boxsize, NaN or negative r, p not 1, 2 or inf.
         """
-        _check_p_eps(p, eps)
+        norm = _check_p_eps(p, eps)
         self._check_other(other)
+        if norm is not None:
+            return self._ball_tree_norm(other, _radius(r), _threads(workers), norm)
         return self._core.ball_tree(other._core, _radius(r), _threads(workers))
+
+    def _ball_tree_norm(self, other, r, threads, norm):
+        """query_ball_tree for Minkowski p = 1 or inf: other's ball lists around our points."""
+        _norm_core(other._core, norm)
+        if self.n == 0:
+            return []
+        found = other._core.ball_norm(self.data, _np.full(self.n, r), threads, True, norm)
+        return found.tolist()
+
+    @staticmethod
+    def _lists_to_pairs(lists):
+        """(i, j) arrays of every entry j of lists[i]."""
+        lengths = _np.fromiter((len(row) for row in lists), dtype=_np.intp, count=len(lists))
+        i = _np.repeat(_np.arange(len(lists), dtype=_np.intp), lengths)
+        j = _np.fromiter(_itertools.chain.from_iterable(lists), dtype=_np.intp, count=int(lengths.sum()))
+        return i, j
 
     def count_neighbors(self, other, r, p=2.0, weights=None, cumulative=True, workers=1):
         """The number of pairs (x1 of this tree, x2 of other) at distance <= r.
@@ -496,7 +549,7 @@ class Tree:
             decreasing r with cumulative=False, p != 2, bad workers, weights of the
             wrong length, one weights array for two different trees.
         """
-        _check_p_eps(p, 0)
+        norm = _check_p_eps(p, 0)
         self._check_other(other)
         radii = _float_array(r, "r")
         if radii.ndim > 1:
@@ -507,11 +560,15 @@ class Tree:
         if not cumulative and (_np.diff(flat) < 0).any():
             raise ValueError("quoct: with cumulative=False, r must be non-decreasing (bin edges)")
         threads = _threads(workers)
-        if weights is not None:
-            counts = self._weighted_counts(other, flat, weights, threads)
+        if weights is not None or norm is not None:
+            counts = self._weighted_counts(other, flat, weights, threads, norm)
+            if weights is None:
+                counts = counts.astype(_np.int64)
             if not cumulative:
                 counts = _np.diff(counts, prepend=0.0)
-            return float(counts[0]) if radii.ndim == 0 else counts
+            if radii.ndim == 0:
+                return float(counts[0]) if weights is not None else int(counts[0])
+            return counts
         order = _np.argsort(flat, kind="stable")
         counts = _np.empty(flat.shape, dtype=_np.int64)
         counts[order] = self._core.count_pairs(other._core, _np.ascontiguousarray(flat[order]), threads)
@@ -545,13 +602,13 @@ class Tree:
             other not a compatible Tree, NaN or negative max_distance, p != 2, an
             unknown output_type.
         """
-        _check_p_eps(p, 0)
+        norm = _check_p_eps(p, 0)
         self._check_other(other)
         if output_type not in ("dok_matrix", "coo_matrix", "dict", "ndarray"):
             raise ValueError(f"quoct: output_type must be 'dok_matrix', 'coo_matrix', 'dict' or 'ndarray', "
                              f"got {output_type!r}")
-        i, j, s = self._pairs_within(other, _radius(max_distance, "max_distance"), 1)
-        v = _np.sqrt(s)
+        i, j, s = self._pairs_within(other, _radius(max_distance, "max_distance"), 1, norm)
+        v = _np.sqrt(s) if norm is None else s
         if output_type == "ndarray":
             out = _np.empty(len(i), dtype=[("i", _np.intp), ("j", _np.intp), ("v", _np.float64)])
             out["i"], out["j"], out["v"] = i, j, v
@@ -563,25 +620,30 @@ class Tree:
         coo = scipy.sparse.coo_matrix((v, (i, j)), shape=(self.n, other.n))
         return coo if output_type == "coo_matrix" else coo.todok()
 
-    def _pairs_within(self, other, r, threads):
+    def _pairs_within(self, other, r, threads, norm=None):
         """(i, j, s) of every pair within r (query_ball_tree's): ids in this tree and in
-        other, and the squared distance summed over the axes in order in float64."""
-        lists = self._core.ball_tree(other._core, r, threads)
-        lengths = _np.fromiter((len(row) for row in lists), dtype=_np.intp, count=len(lists))
-        i = _np.repeat(_np.arange(len(lists), dtype=_np.intp), lengths)
-        j = _np.fromiter(_itertools.chain.from_iterable(lists), dtype=_np.intp, count=int(lengths.sum()))
+        other, and the squared distance summed over the axes in order in float64 (for p = 1
+        the sum of |differences|, for p = inf their maximum: the trees' own predicates)."""
+        if norm is None:
+            lists = self._core.ball_tree(other._core, r, threads)
+        else:
+            lists = self._ball_tree_norm(other, r, threads, norm)
+        i, j = self._lists_to_pairs(lists)
         a, b = self.data, other.data
         s = _np.zeros(len(i))
         for axis in range(self.m):
             d = _np.abs(a[i, axis] - b[j, axis])
             if self.boxsize is not None and self.boxsize[axis] > 0:
                 d = _np.minimum(d, self.boxsize[axis] - d)  # the nearer image
-            s += d * d
+            s = s + d * d if norm is None else s + d if norm == 1 else _np.maximum(s, d)
         return i, j, s
 
-    def _weighted_counts(self, other, radii, weights, threads):
-        """count_neighbors with weights: the summed w_self[i] * w_other[j] of the pairs
-        within each radius (float64, radii's order)."""
+    def _weighted_counts(self, other, radii, weights, threads, norm=None):
+        """count_neighbors through the listed pairs (with weights, or a Minkowski p other
+        than 2): the summed w_self[i] * w_other[j] (1 without weights) of the pairs within
+        each radius (float64, radii's order)."""
+        if weights is None:
+            weights = (None, None)
         if isinstance(weights, tuple):
             if len(weights) != 2:
                 raise ValueError("quoct: weights must be a tuple of two arrays (or None), or one array")
@@ -603,7 +665,7 @@ class Tree:
         w_self, w_other = check(w_self, self.n, "this tree"), check(w_other, other.n, "other")
         if radii.size == 0:
             return _np.zeros(0)
-        i, j, s = self._pairs_within(other, float(radii.max()), threads)
+        i, j, s = self._pairs_within(other, float(radii.max()), threads, norm)
         w = _np.ones(len(i))
         if w_self is not None:
             w = w * w_self[i]
@@ -611,8 +673,9 @@ class Tree:
             w = w * w_other[j]
         order = _np.argsort(s, kind="stable")
         total = _np.concatenate(([0.0], _np.cumsum(w[order])))
-        # A pair is within r when its squared distance is <= r * r, as the tree decides.
-        return total[_np.searchsorted(s[order], radii * radii, side="right")]
+        # A pair is within r when its squared distance is <= r * r, as the tree decides (for
+        # p = 1 or inf, when its distance is <= r).
+        return total[_np.searchsorted(s[order], radii * radii if norm is None else radii, side="right")]
 
     def _check_other(self, other):
         if not isinstance(other, Tree):

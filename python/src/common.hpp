@@ -15,6 +15,8 @@
 #include <vector>
 
 #include <pybind11/numpy.h>
+
+#include <quoct/minkowski.hpp>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -239,7 +241,7 @@ inline knn_result knn_arrays(std::size_t m, std::size_t k) {
 /// without the GIL.
 template <class Index, class P>
 void fill_knn(const Index& index, const std::vector<P>& pts, std::size_t k, double bound, std::size_t missing,
-              unsigned threads, knn_result& res) {
+              unsigned threads, knn_result& res, bool squared = true) {
     using N = quoct::neighbor<double, typename Index::id_type>;
     double* d = res.distances.mutable_data();
     std::int64_t* ids = res.ids.mutable_data();
@@ -259,7 +261,7 @@ void fill_knn(const Index& index, const std::vector<P>& pts, std::size_t k, doub
         std::int64_t* ii = ids + i * k;
         std::size_t j = 0;
         for (; j < row.size(); ++j) {
-            di[j] = std::sqrt(row[j].distance_sq);
+            di[j] = squared ? std::sqrt(row[j].distance_sq) : row[j].distance_sq;
             ii[j] = static_cast<std::int64_t>(row[j].id);
         }
         for (; j < k; ++j) {
@@ -268,6 +270,32 @@ void fill_knn(const Index& index, const std::vector<P>& pts, std::size_t k, doub
         }
     }, quoct::detail::sim::batch_chunk);
 }
+
+/// A tree seen through a Minkowski norm (p = 1 or infinity, <quoct/minkowski.hpp>), with the
+/// query, count and nearest members batch_query, batch_count and fill_knn call: a query ball
+/// is the norm's ball of its centre and radius; nearest gives the distances themselves.
+template <class Tree>
+struct minkowski_view {
+    using id_type = typename Tree::id_type;
+    using scalar_type = typename Tree::scalar_type;
+    using point_type = typename Tree::point_type;
+    static constexpr std::size_t dimension = Tree::dimension;
+    const Tree& tree;
+    quoct::norm kind;
+
+    auto shape(const quoct::ball<scalar_type, dimension>& b) const {
+        return quoct::make_minkowski_ball(b.center, b.radius, kind);
+    }
+    void query(const quoct::ball<scalar_type, dimension>& b, std::vector<id_type>& out) const {
+        out.clear();
+        tree.query_shape(shape(b), out);
+    }
+    std::size_t count(const quoct::ball<scalar_type, dimension>& b) const { return tree.count_shape(shape(b)); }
+    void nearest(const point_type& p, std::size_t k, scalar_type bound,
+                 std::vector<quoct::neighbor<scalar_type, id_type>>& out) const {
+        out = quoct::nearest(tree, p, k, kind, bound);
+    }
+};
 
 void bind_tree(py::module_& m);
 void bind_dynamic(py::module_& m);

@@ -96,7 +96,39 @@ public:
         return int_array(counts);
     }
 
-    // The k nearest of each x[i] within distance `bound` (closed), closest first.
+    // Minkowski p = 1 (norm 1) or infinity (norm 0) on a plain tree: ball lists (sorted or
+    // not), ball counts, k nearest. The Python layer refuses them for periodic trees.
+    py::array ball_norm(const darray& x, const darray& r, unsigned threads, bool sorted, int norm) const {
+        auto balls = balls_of<D>(x, r);
+        rows_type rows;
+        {
+            py::gil_scoped_release nogil;
+            rows = quoct::batch_query(view(norm), balls.data(), balls.size(), threads);
+            if (sorted) sort_rows(rows, n(), threads);
+        }
+        return object_array_of_lists(rows, n());
+    }
+    iarray ball_count_norm(const darray& x, const darray& r, unsigned threads, int norm) const {
+        auto balls = balls_of<D>(x, r);
+        std::vector<std::size_t> counts;
+        {
+            py::gil_scoped_release nogil;
+            counts = quoct::batch_count(view(norm), balls.data(), balls.size(), threads);
+        }
+        return int_array(counts);
+    }
+    py::tuple knn_norm(const darray& x, std::size_t k, double bound, unsigned threads, int norm) const {
+        rows_of(x, D, "x");
+        auto pts = points_of<D>(x);
+        knn_result res = knn_arrays(pts.size(), k);
+        {
+            py::gil_scoped_release nogil;
+            fill_knn(view(norm), pts, k, bound, n(), threads, res, false);
+        }
+        return py::make_tuple(res.distances, res.ids);
+    }
+
+    // The k nearest of each x[i] within distance `bound` (closed), closest first.    // The k nearest of each x[i] within distance `bound` (closed), closest first.
     py::tuple knn(const darray& x, std::size_t k, double bound, unsigned threads) const {
         rows_of(x, D, "x");
         auto pts = points_of<D>(x);
@@ -183,6 +215,10 @@ public:
 
 private:
     const tree_type& base() const noexcept { return periodic_ ? periodic_->base() : *plain_; }
+    minkowski_view<tree_type> view(int norm) const {
+        if (periodic_) throw std::invalid_argument("quoct: p other than 2 is not supported with boxsize");
+        return {*plain_, norm == 1 ? quoct::norm::l1 : quoct::norm::linf};
+    }
 
     // scipy wraps query points into a periodic box; a NaN or infinite centre is left for
     // the query to refuse.
@@ -222,6 +258,10 @@ void bind_tree_d(py::module_& m) {
         .def("ball", &core::ball, py::arg("x"), py::arg("r"), py::arg("threads"), py::arg("sorted"))
         .def("ball_count", &core::ball_count, py::arg("x"), py::arg("r"), py::arg("threads"))
         .def("knn", &core::knn, py::arg("x"), py::arg("k"), py::arg("bound"), py::arg("threads"))
+        .def("ball_norm", &core::ball_norm, py::arg("x"), py::arg("r"), py::arg("threads"), py::arg("sorted"),
+             py::arg("norm"))
+        .def("ball_count_norm", &core::ball_count_norm, py::arg("x"), py::arg("r"), py::arg("threads"), py::arg("norm"))
+        .def("knn_norm", &core::knn_norm, py::arg("x"), py::arg("k"), py::arg("bound"), py::arg("threads"), py::arg("norm"))
         .def("pairs", &core::pairs, py::arg("r"), py::arg("threads"))
         .def("ball_tree", &core::ball_tree, py::arg("other"), py::arg("r"), py::arg("threads"))
         .def("count_pairs", &core::count_pairs, py::arg("other"), py::arg("radii"), py::arg("threads"));

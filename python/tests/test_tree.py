@@ -482,3 +482,50 @@ def test_single_query_gives_python_scalars_and_workers_minus_one(rng, monkeypatc
     monkeypatch.setattr(os, "cpu_count", lambda: None)
     with pytest.raises(NotImplementedError, match="Cannot determine the"):
         t.query([0.5, 0.5, 0.5], workers=-1)
+
+
+@pytest.mark.parametrize("p", [1, np.inf])
+def test_minkowski_p_against_brute_force(p):
+    # Integer lattice: many points exactly at distance r (closed balls), many ties.
+    pts = lattice(3, 3)
+    t = quoct.Tree(pts)
+    centres = np.array([[0, 0, 0], [1, -2, 3], [0.5, 0.5, 0]])
+
+    def dist(a, x):
+        d = np.abs(a - x)
+        return d.sum(axis=1) if p == 1 else d.max(axis=1)
+
+    for x in centres:
+        dd = dist(pts, x)
+        for r in (0.0, 1.0, 2.0, 3.5):
+            want = sorted(np.nonzero(dd <= r)[0].tolist())
+            assert t.query_ball_point(x, r, p=p, return_sorted=True) == want
+            assert t.query_ball_point(x, r, p=p, return_length=True) == len(want)
+        order = np.lexsort((np.arange(len(pts)), dd))[:7]  # by (distance, index)
+        d, i = t.query(x, k=7, p=p)
+        np.testing.assert_array_equal(i, order)
+        np.testing.assert_array_equal(d, dd[order])
+        d, i = t.query(x, k=3, p=p, distance_upper_bound=1.0)
+        inside = [j for j in order[:3] if dd[j] <= 1.0]
+        np.testing.assert_array_equal(i[: len(inside)], inside)
+    # Pairs, trees, counts and distances through the same predicate.
+    other = quoct.Tree(pts[::3] + 0.5)
+    r = 2.0
+    lists = t.query_ball_tree(other, r, p=p)
+    for a, row in enumerate(lists):
+        assert row == sorted(np.nonzero(dist(other.data, pts[a]) <= r)[0].tolist())
+    assert t.count_neighbors(other, [1.0, 2.0], p=p).tolist() == [
+        sum((dist(other.data, q) <= rr).sum() for q in pts) for rr in (1.0, 2.0)]
+    pairs = t.query_pairs(1.0, p=p)
+    assert pairs == {(a, b) for a in range(len(pts)) for b in range(a + 1, len(pts))
+                     if dist(pts[b:b + 1], pts[a])[0] <= 1.0}
+    m = t.sparse_distance_matrix(other, r, p=p, output_type="dict")
+    assert m == {(a, b): float(dist(other.data[b:b + 1], pts[a])[0]) for a, row in enumerate(lists) for b in row}
+
+
+def test_minkowski_p_refused_where_not_supported(rng):
+    pts = rng.random((50, 2))
+    with pytest.raises(ValueError, match="boxsize"):
+        quoct.Tree(pts, boxsize=1.0).query_ball_point([0.5, 0.5], 0.1, p=1)
+    with pytest.raises(ValueError, match="quoct.Tree only"):
+        quoct.DynamicTree(pts).query([0.5, 0.5], k=2, p=np.inf)
