@@ -369,7 +369,7 @@ class Tree:
             Radius, or radii broadcast against ``x.shape[:-1]``. Must be >= 0; inf takes
             every point.
         p : float
-            Must be 2 (Euclidean).
+            1, 2 (Euclidean) or inf: the Minkowski distance (1 and inf not with boxsize).
         eps : float
             Ignored (answers are exact); must be >= 0.
         workers : int
@@ -388,7 +388,7 @@ class Tree:
         Raises
         ------
         ValueError
-            Wrong shape or dtype, NaN or infinite x, NaN or negative r, p != 2, bad workers.
+            Wrong shape or dtype, NaN or infinite x, NaN or negative r, p not 1, 2 or inf, bad workers.
             With a boxsize, x is first wrapped into the box.
         """
         return _ball_point(self._core, self.m, x, r, p, eps, workers, return_sorted, return_length)
@@ -404,7 +404,7 @@ class Tree:
         eps : float
             Ignored (answers are exact); must be >= 0.
         p : float
-            Must be 2.
+            1, 2 or inf (1 and inf not with boxsize).
         distance_upper_bound : float
             Only neighbours at distance <= this (closed: ``sum((p - x)**2) <= bound**2``).
             The search is capped by it from the start, so a small bound makes the query
@@ -451,7 +451,7 @@ class Tree:
         Raises
         ------
         ValueError
-            NaN or negative r, p != 2, unknown output_type.
+            NaN or negative r, p not 1, 2 or inf, unknown output_type.
         """
         norm = _check_p_eps(p, eps)
         if output_type not in ("set", "ndarray"):
@@ -522,7 +522,7 @@ class Tree:
         r : float or 1-D array_like
             Radius or radii, each >= 0.
         p : float
-            Must be 2.
+            1, 2 or inf (1 and inf not with boxsize).
         weights : tuple, array_like or None
             None: every pair counts 1. A tuple (w_self, w_other) of 1-D arrays (either
             may be None, weight 1): a pair (i, j) counts w_self[i] * w_other[j]. One
@@ -546,7 +546,7 @@ class Tree:
         ------
         ValueError
             other not a compatible Tree, r not scalar or 1-D, NaN or negative r,
-            decreasing r with cumulative=False, p != 2, bad workers, weights of the
+            decreasing r with cumulative=False, p not 1, 2 or inf, bad workers, weights of the
             wrong length, one weights array for two different trees.
         """
         norm = _check_p_eps(p, 0)
@@ -586,7 +586,7 @@ class Tree:
         max_distance : float
             >= 0; pairs at exactly max_distance are included (closed, as every quoct ball).
         p : float
-            Must be 2.
+            1, 2 or inf (1 and inf not with boxsize).
         output_type : str
             'dok_matrix' (default) or 'coo_matrix' (scipy.sparse, shape (n, other.n)),
             'dict' ({(i, j): distance}), or 'ndarray' (a structured array with fields
@@ -599,7 +599,7 @@ class Tree:
         Raises
         ------
         ValueError
-            other not a compatible Tree, NaN or negative max_distance, p != 2, an
+            other not a compatible Tree, NaN or negative max_distance, p not 1, 2 or inf, an
             unknown output_type.
         """
         norm = _check_p_eps(p, 0)
