@@ -118,7 +118,9 @@ TEST_CASE("minkowski: extremes: differences that overflow, subnormal gaps, an in
     const double big = std::numeric_limits<double>::max(), tiny = std::numeric_limits<double>::denorm_min();
     const std::vector<quoct::point<double, 2>> pts = {
         {big, 0}, {-big, 0}, {0, big}, {tiny, 0}, {0, -tiny}, {2 * tiny, 2 * tiny}, {0, 0}, {big / 2, big / 2}};
-    const quoct::orthtree<double, 2> tree(pts);
+    quoct::build_options one;
+    one.leaf_size = 1;  // a node per point: pruning and whole-node takes decide at the extremes
+    const quoct::orthtree<double, 2> tree(pts, one);
     for (const quoct::norm n : {quoct::norm::l1, quoct::norm::linf})
         for (const quoct::point<double, 2> c : {quoct::point<double, 2>{0, 0}, quoct::point<double, 2>{-big, 0},
                                                  quoct::point<double, 2>{tiny, tiny}})
@@ -131,7 +133,11 @@ TEST_CASE("minkowski: extremes: differences that overflow, subnormal gaps, an in
                 const auto found = quoct::nearest(tree, c, 3, n, r);
                 const auto expected = brute_nearest(pts, c, 3, n, r);
                 REQUIRE(found.size() == expected.size());
-                for (std::size_t i = 0; i < found.size(); ++i) CHECK(found[i].id == expected[i].second);
+                for (std::size_t i = 0; i < found.size(); ++i) {
+                    CHECK(found[i].id == expected[i].second);
+                    CHECK(found[i].distance_sq == expected[i].first);
+                }
+                CHECK(tree.count_shape(quoct::make_minkowski_ball(c, r, n)) == brute_ball(pts, c, r, n).size());
             }
     // (big, 0) and (-big, 0) are 2 * big apart: the difference overflows to infinity, which
     // exceeds every finite radius, as the unbounded 2 * big does.

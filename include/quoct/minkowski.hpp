@@ -9,15 +9,18 @@
 // Exactness. One predicate per norm, computed in T, axis by axis in order 0..D-1:
 //     l1:   |p_0 - c_0| + |p_1 - c_1| + ... + |p_{D-1} - c_{D-1}|  <=  r
 //     linf: max over a of |p_a - c_a|                                <=  r
-// each difference, its absolute value and each sum rounded to T. Nothing is squared, so
-// no result depends on T's exponent range: a difference or a sum that overflows to
-// infinity exceeds every finite r, as its unbounded value does, and a difference or a sum
-// of subnormals is exact. A query answers exactly the points the predicate accepts,
-// boundary included. Pruning is safe for the reason given in geometry.hpp: for a point
-// inside a box, each axis term of the box's least distance comes from a difference no
-// larger in magnitude than the point's, and rounding is monotone, so the box's rounded
-// least distance (sum or maximum) never exceeds the point's, and its greatest never falls
-// below it. The same holds for the k-nearest search, whose distances are these values.
+// each difference, its absolute value and each sum rounded to T (IEEE round to nearest,
+// no x87 excess precision, no flush of subnormals to zero). Nothing is squared, so no ball
+// answer depends on T's exponent range: a difference or a sum that overflows to infinity
+// exceeds every finite r, as its unbounded value does, and a difference or a sum of
+// subnormals is exact. A query answers exactly the points the predicate accepts, boundary
+// included. Pruning is safe for the reason given in geometry.hpp: for a point inside a
+// box, each axis term of the box's least distance comes from a difference no larger in
+// magnitude than the point's, and rounding is monotone, so the box's rounded least
+// distance (sum or maximum) never exceeds the point's, and its greatest never falls below
+// it. k nearest orders by these rounded distances, then by id: exactly the first k of all
+// points so sorted. Distances that overflow are all infinity there and tie, ordered by id
+// (the unbounded values might order them otherwise).
 // p = 2 is the tree's own query(ball) and nearest().
 #ifndef QUOCT_MINKOWSKI_HPP
 #define QUOCT_MINKOWSKI_HPP

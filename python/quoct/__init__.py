@@ -107,10 +107,9 @@ def _check_p_eps(p, eps):
     """The norm of Minkowski p: None for 2 (Euclidean), 1 for p = 1, 0 for p = inf."""
     if not eps >= 0:
         raise ValueError(f"quoct: eps must be >= 0, got {eps!r}")
-    try:
-        p = float(p)
-    except (TypeError, ValueError):
-        raise ValueError(f"quoct: p must be a number, got {p!r}") from None
+    if isinstance(p, bool) or not isinstance(p, _numbers.Real):
+        raise ValueError(f"quoct: p must be a real number, got {p!r}")
+    p = float(p)
     if p == 2:
         return None
     if p == 1:
@@ -262,7 +261,7 @@ class Tree:
     boxsize : ndarray of shape (m,), or None
 
     Differences from cKDTree: see ``help(quoct)``; in short closed balls, exact answers
-    with no rounding slack, ties by smaller index, p=2 only, ValueError for NaN.
+    with no rounding slack, ties by smaller index, p = 1, 2 or inf, ValueError for NaN.
     Thread-safety: immutable once built; every method may run from many threads.
     """
 
@@ -500,7 +499,7 @@ class Tree:
         _norm_core(other._core, norm)
         if self.n == 0:
             return []
-        found = other._core.ball_norm(self.data, _np.full(self.n, r), threads, True, norm)
+        found = other._core.ball_norm(self._core.points(), _np.full(self.n, r), threads, True, norm)
         return found.tolist()
 
     @staticmethod
@@ -535,7 +534,8 @@ class Tree:
             Threads (a quoct extension): 1, k, or -1 for every CPU.
 
         One count query per point of this tree and radius, in other: no pair is listed,
-        and whole nodes inside a ball are counted without visiting their points.
+        and whole nodes inside a ball are counted without visiting their points (with
+        weights the pairs within the largest radius are listed, and weighed).
 
         Returns
         -------
@@ -560,15 +560,19 @@ class Tree:
         if not cumulative and (_np.diff(flat) < 0).any():
             raise ValueError("quoct: with cumulative=False, r must be non-decreasing (bin edges)")
         threads = _threads(workers)
-        if weights is not None or norm is not None:
+        if weights is not None:
             counts = self._weighted_counts(other, flat, weights, threads, norm)
-            if weights is None:
-                counts = counts.astype(_np.int64)
             if not cumulative:
                 counts = _np.diff(counts, prepend=0.0)
-            if radii.ndim == 0:
-                return float(counts[0]) if weights is not None else int(counts[0])
-            return counts
+            return float(counts[0]) if radii.ndim == 0 else counts
+        if norm is not None:  # a ball count in other around each of our points, per radius
+            core = _norm_core(other._core, norm)
+            points = self._core.points()
+            counts = _np.array([int(core.ball_count_norm(points, _np.full(self.n, r), threads, norm).sum())
+                                for r in flat], dtype=_np.int64)
+            if not cumulative:
+                counts = _np.diff(counts, prepend=0)
+            return int(counts[0]) if radii.ndim == 0 else counts
         order = _np.argsort(flat, kind="stable")
         counts = _np.empty(flat.shape, dtype=_np.int64)
         counts[order] = self._core.count_pairs(other._core, _np.ascontiguousarray(flat[order]), threads)
@@ -607,8 +611,8 @@ class Tree:
         if output_type not in ("dok_matrix", "coo_matrix", "dict", "ndarray"):
             raise ValueError(f"quoct: output_type must be 'dok_matrix', 'coo_matrix', 'dict' or 'ndarray', "
                              f"got {output_type!r}")
-        i, j, s = self._pairs_within(other, _radius(max_distance, "max_distance"), 1, norm)
-        v = _np.sqrt(s) if norm is None else s
+        i, j, s, e = self._pairs_within(other, _radius(max_distance, "max_distance"), 1, norm)
+        v = _np.ldexp(_np.sqrt(s), e) if norm is None else s
         if output_type == "ndarray":
             out = _np.empty(len(i), dtype=[("i", _np.intp), ("j", _np.intp), ("v", _np.float64)])
             out["i"], out["j"], out["v"] = i, j, v
@@ -629,14 +633,29 @@ class Tree:
         else:
             lists = self._ball_tree_norm(other, r, threads, norm)
         i, j = self._lists_to_pairs(lists)
-        a, b = self.data, other.data
-        s = _np.zeros(len(i))
+        a, b = self._core.points(), (other._core.points() if other is not self else None)
+        b = a if b is None else b
+        diffs = []
         for axis in range(self.m):
             d = _np.abs(a[i, axis] - b[j, axis])
             if self.boxsize is not None and self.boxsize[axis] > 0:
                 d = _np.minimum(d, self.boxsize[axis] - d)  # the nearer image
-            s = s + d * d if norm is None else s + d if norm == 1 else _np.maximum(s, d)
-        return i, j, s
+            diffs.append(d)
+        if norm is not None:  # p = 1 or inf: the trees' predicates, nothing squared
+            s = _np.zeros(len(i))
+            for d in diffs:
+                s = s + d if norm == 1 else _np.maximum(s, d)
+            return i, j, s, _np.zeros(len(i), dtype=_np.int64)
+        # p = 2 as the trees decide it, with no overflow or underflow of the squares: each
+        # pair scaled by 2^-e (exact), e its largest difference's exponent; the squared
+        # distance is s * 4^e.
+        e = _np.frexp(_np.maximum.reduce(diffs) if diffs else _np.zeros(len(i)))[1]
+        s = _np.zeros(len(i))
+        with _np.errstate(under="ignore"):  # an axis far smaller than the largest adds nothing
+            for d in diffs:
+                scaled = _np.ldexp(d, -e)
+                s = s + scaled * scaled
+        return i, j, s, e
 
     def _weighted_counts(self, other, radii, weights, threads, norm=None):
         """count_neighbors through the listed pairs (with weights, or a Minkowski p other
@@ -665,17 +684,23 @@ class Tree:
         w_self, w_other = check(w_self, self.n, "this tree"), check(w_other, other.n, "other")
         if radii.size == 0:
             return _np.zeros(0)
-        i, j, s = self._pairs_within(other, float(radii.max()), threads, norm)
+        i, j, s, e = self._pairs_within(other, float(radii.max()), threads, norm)
         w = _np.ones(len(i))
         if w_self is not None:
             w = w * w_self[i]
         if w_other is not None:
             w = w * w_other[j]
-        order = _np.argsort(s, kind="stable")
-        total = _np.concatenate(([0.0], _np.cumsum(w[order])))
-        # A pair is within r when its squared distance is <= r * r, as the tree decides (for
-        # p = 1 or inf, when its distance is <= r).
-        return total[_np.searchsorted(s[order], radii * radii if norm is None else radii, side="right")]
+        if norm is not None:  # a pair is within r when its distance is <= r
+            order = _np.argsort(s, kind="stable")
+            total = _np.concatenate(([0.0], _np.cumsum(w[order])))
+            return total[_np.searchsorted(s[order], radii, side="right")]
+        # p = 2: within r when s <= (r 2^-e)^2, the scaled form of the trees' d^2 <= r^2.
+        out = _np.empty(len(radii))
+        with _np.errstate(over="ignore", under="ignore"):  # (r 2^-e)^2 may leave the range: rightly
+            for k, r in enumerate(radii):
+                scaled = _np.ldexp(_np.full(len(s), r), -e)
+                out[k] = w[s <= scaled * scaled].sum()
+        return out
 
     def _check_other(self, other):
         if not isinstance(other, Tree):
@@ -803,10 +828,10 @@ class DynamicTree:
         self._core.rebuild()
 
     def query_ball_point(self, x, r, p=2.0, eps=0, workers=1, return_sorted=None, return_length=False):
-        """The live points within distance r of x; as :meth:`Tree.query_ball_point`."""
+        """The live points within distance r of x; as :meth:`Tree.query_ball_point`, p = 2 only."""
         return _ball_point(self._core, self.m, x, r, p, eps, workers, return_sorted, return_length)
 
     def query(self, x, k=1, eps=0, p=2, distance_upper_bound=_np.inf, workers=1):
-        """The k nearest live points of x; as :meth:`Tree.query`, but missing neighbours
+        """The k nearest live points of x; as :meth:`Tree.query` (p = 2 only), but missing neighbours
         are padded with ``id_bound`` (never a live id) instead of n."""
         return _knn(self._core, self.m, x, k, eps, p, distance_upper_bound, workers)

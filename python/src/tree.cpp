@@ -128,7 +128,7 @@ public:
         return py::make_tuple(res.distances, res.ids);
     }
 
-    // The k nearest of each x[i] within distance `bound` (closed), closest first.    // The k nearest of each x[i] within distance `bound` (closed), closest first.
+    // The k nearest of each x[i] within distance `bound` (closed), closest first.
     py::tuple knn(const darray& x, std::size_t k, double bound, unsigned threads) const {
         rows_of(x, D, "x");
         auto pts = points_of<D>(x);
@@ -217,6 +217,7 @@ private:
     const tree_type& base() const noexcept { return periodic_ ? periodic_->base() : *plain_; }
     minkowski_view<tree_type> view(int norm) const {
         if (periodic_) throw std::invalid_argument("quoct: p other than 2 is not supported with boxsize");
+        if (norm != 0 && norm != 1) throw std::invalid_argument("quoct: norm must be 1 (p = 1) or 0 (p = inf)");
         return {*plain_, norm == 1 ? quoct::norm::l1 : quoct::norm::linf};
     }
 

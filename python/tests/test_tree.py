@@ -428,7 +428,7 @@ def test_sparse_distance_matrix_against_brute_force():
         s = dist_sq(a, q)
         for i in np.nonzero(s <= r * r)[0]:
             want[(int(i), j)] = float(np.sqrt(s[i]))
-    assert any(dist_sq(a, q).max() >= 0 and (dist_sq(a, q) == r * r).any() for q in b)  # boundary pairs exist
+    assert any((dist_sq(a, q) == r * r).any() for q in b)  # boundary pairs exist
     got = t.sparse_distance_matrix(u, r, output_type="dict")
     assert got == want
     assert all(type(i) is int and type(v) is float for (i, _), v in got.items())
@@ -439,6 +439,18 @@ def test_sparse_distance_matrix_against_brute_force():
     assert {(int(i), int(j)): v for i, j, v in zip(coo.row, coo.col, coo.data)} == want
     assert dict(dok.items()) == want
     assert {(int(i), int(j)): v for i, j, v in arr} == want
+    # A tree with itself: the pairs at distance 0 are entries too.
+    zero = t.sparse_distance_matrix(t, 1.0, output_type="dict")
+    assert all(zero[(i, i)] == 0.0 for i in range(len(a)))
+    assert len(t.sparse_distance_matrix(t, 1.0, output_type="ndarray")) == len(zero)
+    # Distances at the ends of the range, as the tree decides them (no overflow or
+    # underflow of the squares): the pair 3e200 apart is within 4e200, not within 2e200.
+    far = quoct.Tree([[0.0, 0.0], [3e200, 0.0]])
+    assert far.sparse_distance_matrix(far, 2e200, output_type="dict") == {(0, 0): 0.0, (1, 1): 0.0}
+    assert far.sparse_distance_matrix(far, 4e200, output_type="dict")[(0, 1)] == 3e200
+    near = quoct.Tree([[0.0, 0.0], [2e-200, 0.0]])
+    assert near.sparse_distance_matrix(near, 1e-190, output_type="dict")[(0, 1)] == 2e-200
+    assert (0, 1) not in near.sparse_distance_matrix(near, 1e-200, output_type="dict")
     with pytest.raises(ValueError, match="output_type"):
         t.sparse_distance_matrix(u, r, output_type="list")
     with pytest.raises(ValueError, match="max_distance"):
@@ -465,6 +477,10 @@ def test_count_neighbors_weights_against_brute_force(rng):
     assert isinstance(t.count_neighbors(u, 0.1, weights=(wa, wb)), float)
     with pytest.raises(ValueError, match="one weights array"):
         t.count_neighbors(u, radii, weights=wa)
+    # At the ends of the range, weighted counts decide as the unweighted ones (the tree).
+    for pts, rs in (([[0.0, 0.0], [2e-200, 0.0]], [1e-200, 1e-190]), ([[0.0, 0.0], [3e200, 0.0]], [2e200, 4e200])):
+        e = quoct.Tree(pts)
+        np.testing.assert_array_equal(e.count_neighbors(e, rs, weights=(np.ones(2), np.ones(2))), e.count_neighbors(e, rs))
     with pytest.raises(ValueError, match="shape"):
         t.count_neighbors(u, radii, weights=(wa[:-1], wb))
     same = t.count_neighbors(t, radii, weights=wa)
@@ -505,17 +521,23 @@ def test_minkowski_p_against_brute_force(p):
         d, i = t.query(x, k=7, p=p)
         np.testing.assert_array_equal(i, order)
         np.testing.assert_array_equal(d, dd[order])
-        d, i = t.query(x, k=3, p=p, distance_upper_bound=1.0)
-        inside = [j for j in order[:3] if dd[j] <= 1.0]
+        d, i = t.query(x, k=40, p=p, distance_upper_bound=1.0)
+        inside = [j for j in np.lexsort((np.arange(len(pts)), dd)) if dd[j] <= 1.0][:40]
         np.testing.assert_array_equal(i[: len(inside)], inside)
+        assert (i[len(inside):] == len(pts)).all() and np.isinf(d[len(inside):]).all()  # padding
+        assert len(inside) < 40
     # Pairs, trees, counts and distances through the same predicate.
     other = quoct.Tree(pts[::3] + 0.5)
     r = 2.0
     lists = t.query_ball_tree(other, r, p=p)
     for a, row in enumerate(lists):
         assert row == sorted(np.nonzero(dist(other.data, pts[a]) <= r)[0].tolist())
-    assert t.count_neighbors(other, [1.0, 2.0], p=p).tolist() == [
-        sum((dist(other.data, q) <= rr).sum() for q in pts) for rr in (1.0, 2.0)]
+    want = [sum((dist(other.data, q) <= rr).sum() for q in pts) for rr in (1.0, 2.0)]
+    counted = t.count_neighbors(other, [1.0, 2.0], p=p)
+    assert counted.dtype == np.int64 and counted.tolist() == want
+    binned = t.count_neighbors(other, [1.0, 2.0], p=p, cumulative=False)
+    assert binned.dtype == np.int64 and binned.tolist() == [want[0], want[1] - want[0]]
+    assert type(t.count_neighbors(other, 2.0, p=p)) is int
     pairs = t.query_pairs(1.0, p=p)
     assert pairs == {(a, b) for a in range(len(pts)) for b in range(a + 1, len(pts))
                      if dist(pts[b:b + 1], pts[a])[0] <= 1.0}
