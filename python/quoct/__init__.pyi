@@ -71,10 +71,13 @@ class Tree:
         other: "Tree",
         r: npt.ArrayLike,
         p: float = 2.0,
-        weights: None = None,
+        weights: Union[None, npt.ArrayLike, Tuple[Optional[npt.ArrayLike], Optional[npt.ArrayLike]]] = None,
         cumulative: bool = True,
         workers: Optional[int] = 1,
-    ) -> Union[int, npt.NDArray[np.int64]]: ...
+    ) -> Union[int, float, npt.NDArray[np.int64], npt.NDArray[np.float64]]: ...
+    def sparse_distance_matrix(
+        self, other: "Tree", max_distance: float, p: float = 2.0, output_type: str = "dok_matrix"
+    ) -> Any: ...
 
 class DynamicTree:
     m: int
