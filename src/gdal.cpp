@@ -56,26 +56,20 @@ std::string gdal_says() {
     return message != nullptr && *message != '\0' ? std::string(": ") + message : std::string();
 }
 
-struct dataset_closer {
-    void operator()(GDALDatasetH d) const noexcept { GDALClose(d); }
+// GDAL's handles owned: each freed by its own function.
+template <auto Free>
+struct freer {
+    template <class Handle>
+    void operator()(Handle h) const noexcept {
+        Free(h);
+    }
 };
-using dataset_ptr = std::unique_ptr<std::remove_pointer_t<GDALDatasetH>, dataset_closer>;
-struct feature_destroyer {
-    void operator()(OGRFeatureH f) const noexcept { OGR_F_Destroy(f); }
-};
-using feature_ptr = std::unique_ptr<std::remove_pointer_t<OGRFeatureH>, feature_destroyer>;
-struct geometry_destroyer {
-    void operator()(OGRGeometryH g) const noexcept { OGR_G_DestroyGeometry(g); }
-};
-using geometry_ptr = std::unique_ptr<std::remove_pointer_t<OGRGeometryH>, geometry_destroyer>;
-struct srs_releaser {
-    void operator()(OGRSpatialReferenceH s) const noexcept { OSRRelease(s); }
-};
-using srs_ptr = std::unique_ptr<std::remove_pointer_t<OGRSpatialReferenceH>, srs_releaser>;
-struct transform_destroyer {
-    void operator()(OGRCoordinateTransformationH t) const noexcept { OCTDestroyCoordinateTransformation(t); }
-};
-using transform_ptr = std::unique_ptr<std::remove_pointer_t<OGRCoordinateTransformationH>, transform_destroyer>;
+using dataset_ptr = std::unique_ptr<std::remove_pointer_t<GDALDatasetH>, freer<&GDALClose>>;
+using feature_ptr = std::unique_ptr<std::remove_pointer_t<OGRFeatureH>, freer<&OGR_F_Destroy>>;
+using geometry_ptr = std::unique_ptr<std::remove_pointer_t<OGRGeometryH>, freer<&OGR_G_DestroyGeometry>>;
+using srs_ptr = std::unique_ptr<std::remove_pointer_t<OGRSpatialReferenceH>, freer<&OSRRelease>>;
+using transform_ptr =
+    std::unique_ptr<std::remove_pointer_t<OGRCoordinateTransformationH>, freer<&OCTDestroyCoordinateTransformation>>;
 
 // A source held in memory, as a /vsimem/ file for as long as this lives.
 class memory_file {

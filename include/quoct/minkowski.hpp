@@ -40,39 +40,43 @@ namespace quoct {
 /// The Minkowski norms besides the Euclidean: p = 1 and p = infinity.
 enum class norm { l1, linf };
 
+namespace detail {
+
+/// The norm of D per-axis gaps gap(0), ..., gap(D - 1), each rounded in T: their sum in
+/// axis order (l1) or their largest (linf).
+template <class T, std::size_t D, class Gap>
+T combine_gaps(norm n, Gap&& gap) noexcept {
+    T d = 0;
+    for (std::size_t i = 0; i < D; ++i) {
+        const T g = gap(i);
+        d = n == norm::l1 ? d + g : std::max(d, g);
+    }
+    return d;
+}
+
+}  // namespace detail
+
 /// The distance of the predicate above between a and b, in T.
 template <class T, std::size_t D>
 T minkowski_distance(const point<T, D>& a, const point<T, D>& b, norm n) noexcept {
-    T d = 0;
-    for (std::size_t i = 0; i < D; ++i) {
-        const T gap = std::abs(a[i] - b[i]);
-        d = n == norm::l1 ? d + gap : std::max(d, gap);
-    }
-    return d;
+    return detail::combine_gaps<T, D>(n, [&](std::size_t i) { return std::abs(a[i] - b[i]); });
 }
 
 /// The least distance from c to a point of the closed box b (0 when c is inside), as the
 /// predicate measures it: never more than the distance of any point of b, rounding included.
 template <class T, std::size_t D>
 T minkowski_distance(const point<T, D>& c, const box<T, D>& b, norm n) noexcept {
-    T d = 0;
-    for (std::size_t i = 0; i < D; ++i) {
-        const T gap = c[i] < b.lo[i] ? b.lo[i] - c[i] : c[i] > b.hi[i] ? c[i] - b.hi[i] : T(0);
-        d = n == norm::l1 ? d + gap : std::max(d, gap);
-    }
-    return d;
+    return detail::combine_gaps<T, D>(n, [&](std::size_t i) {
+        return c[i] < b.lo[i] ? b.lo[i] - c[i] : c[i] > b.hi[i] ? c[i] - b.hi[i] : T(0);
+    });
 }
 
 /// The greatest distance from c to a point of the closed box b (its farthest corner):
 /// never less than the distance of any point of b, rounding included.
 template <class T, std::size_t D>
 T minkowski_farthest(const point<T, D>& c, const box<T, D>& b, norm n) noexcept {
-    T d = 0;
-    for (std::size_t i = 0; i < D; ++i) {
-        const T gap = std::max(std::abs(c[i] - b.lo[i]), std::abs(b.hi[i] - c[i]));
-        d = n == norm::l1 ? d + gap : std::max(d, gap);
-    }
-    return d;
+    return detail::combine_gaps<T, D>(
+        n, [&](std::size_t i) { return std::max(std::abs(c[i] - b.lo[i]), std::abs(b.hi[i] - c[i])); });
 }
 
 /// A closed ball of a Minkowski norm: the points within `radius` of `center` by the
