@@ -76,8 +76,12 @@ def main():
     (work / "conftest.py").write_text(CONFTEST.format(expected=EXPECTED))
     env = os.environ.copy()  # PYTHONPATH made absolute: pytest runs in WORK_DIR
     env["PYTHONPATH"] = os.pathsep.join(os.path.abspath(p) for p in env.get("PYTHONPATH", "").split(os.pathsep) if p)
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rxX",
-                           str(work / "test_kdtree_quoct.py")], cwd=work, env=env).returncode
+    args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rxX", str(work / "test_kdtree_quoct.py")]
+    if "libasan" in env.get("LD_PRELOAD", ""):
+        # Under AddressSanitizer freed memory waits in quarantine, so this test's resident
+        # size check (which scipy says fails under valgrind too) means nothing.
+        args += ["-k", "not test_ckdtree_memuse"]
+    return subprocess.run(args, cwd=work, env=env).returncode
 
 
 if __name__ == "__main__":
