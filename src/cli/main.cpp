@@ -177,13 +177,33 @@ bool refuses_crs(const io::parse_error& e) {
 }
 #endif
 
+#ifdef QUOCT_WITH_GDAL
+/// The path GDAL is to open for `file`, or "" when quoct reads it itself (CSV or GeoJSON
+/// text, or a file that cannot be read, whose reader then says so): `file` when a GDAL
+/// driver other than CSV and GeoJSON recognises it; for a zip archive, /vsizip/ + file
+/// when GDAL finds a vector source in it (a zipped Shapefile). A binary file GDAL does not
+/// read is an error saying what it is.
+std::string gdal_path(const std::string& file) {
+    const std::string driver = io::gdal::identify(file);
+    if (!driver.empty() && driver != "CSV" && driver != "GeoJSON") return file;
+    std::ifstream in(file, std::ios::binary);
+    char head[512];
+    in.read(head, sizeof head);
+    const std::string kind = io::binary_kind(head, static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+    if (kind.empty()) return "";
+    if (kind == "a zip archive" && io::gdal::reads("/vsizip/" + file)) return "/vsizip/" + file;
+    throw io::parse_error(file, 0, "is " + kind + ", which GDAL does not read as a vector source");
+}
+#endif
+
 /// With GDAL, --s-srs on CSV or GeoJSON text reads it through GDAL too (CSV with its
 /// coordinate columns as x and y), as does GeoJSON whose "crs" names another system.
 io::location_table read_points_file(const std::string& file, const io::read_options& options, const common& c) {
 #ifdef QUOCT_WITH_GDAL
-    const std::string driver = io::gdal::identify(file);
     const io::gdal::source_options source = gdal_source(c.layer, c.s_srs);
-    if (!driver.empty() && driver != "CSV" && driver != "GeoJSON") return io::gdal::read_locations(file, options, source);
+    const std::string through_gdal = gdal_path(file);
+    if (!through_gdal.empty()) return io::gdal::read_locations(through_gdal, options, source);
+    const std::string driver = io::gdal::identify(file);
     if (!c.s_srs.empty()) {
         no_gdal_options(c.layer, "", file, "");
         return driver == "GeoJSON" ? io::gdal::read_locations(file, options, source)
@@ -781,7 +801,9 @@ io::polygon_layer read_layer(const join_args& j) {
     }
 #ifdef QUOCT_WITH_GDAL
     // Through GDAL: a source quoct does not read itself, or GeoJSON whose CRS is given.
-    if (io::gdal::reads(path) || (!j.s_srs.empty() && io::gdal::identify(path) == "GeoJSON"))
+    const std::string through_gdal = gdal_path(path);
+    if (!through_gdal.empty()) return io::gdal::read_polygon_layer(through_gdal, gdal_source(j.layer, j.s_srs));
+    if (!j.s_srs.empty() && io::gdal::identify(path) == "GeoJSON")
         return io::gdal::read_polygon_layer(path, gdal_source(j.layer, j.s_srs));
 #endif
     no_gdal_options(j.layer, j.s_srs, path, "polygon-");

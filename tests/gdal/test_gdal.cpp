@@ -502,6 +502,28 @@ TEST_CASE("quoct writes GeoPackage and FlatGeobuf that OGR reads back", "[gdal][
     }
 }
 
+TEST_CASE("quoct with GDAL: a zipped Shapefile is read as it is, by path", "[gdal][cli]") {
+    // GDAL writes the zips itself (.shp.zip), a Shapefile of points and one of polygons; renamed
+    // to plain .zip, which no driver claims by name, so quoct must look inside.
+    const std::string points_zip = quoct_test::temp_path("cities_shp.zip"), polygons_zip = quoct_test::temp_path("countries_shp.zip");
+    translate(cities, points_zip + ".shp.zip", {"-f", "ESRI Shapefile", "-a_srs", "EPSG:4326"},
+              {"X_POSSIBLE_NAMES=lon", "Y_POSSIBLE_NAMES=lat", "KEEP_GEOM_COLUMNS=NO"});
+    translate(countries, polygons_zip + ".shp.zip", {"-f", "ESRI Shapefile", "-nlt", "MULTIPOLYGON"});
+    std::filesystem::rename(points_zip + ".shp.zip", points_zip);
+    std::filesystem::rename(polygons_zip + ".shp.zip", polygons_zip);
+    REQUIRE(io::gdal::identify(points_zip).empty());
+    const auto zipped = quoct_test::run_cli("join --count --format csv --polygons '" + polygons_zip + "' '" + points_zip + "'");
+    const auto text = quoct_test::run_cli("join --count --format csv --polygons '" + countries + "' '" + cities + "'");
+    REQUIRE(zipped.status == 0);
+    CHECK(zipped.out == text.out);
+    // A zip archive of something else is named as such.
+    const std::string junk = quoct_test::temp_path("junk.zip");
+    std::ofstream(junk, std::ios::binary) << std::string("PK\x03\x04\0\0garbage\0\0", 16);
+    const std::string err = quoct_test::temp_path("zip_err.txt");
+    CHECK(quoct_test::run_cli("near --lon 0 --lat 0 --k 1 '" + junk + "'", err).status == 1);
+    CHECK_THAT(quoct_test::file_text(err), Catch::Contains("is a zip archive, which GDAL does not read as a vector source"));
+}
+
 TEST_CASE("quoct with GDAL: usage and data errors", "[gdal][cli]") {
     const std::string err = quoct_test::temp_path("gdal_err.txt");
     auto r = quoct_test::run_cli("near --lon 0 --lat 0 --km 1 --format gpkg '" + cities + "'", err);
