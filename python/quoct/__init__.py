@@ -21,7 +21,7 @@ Where quoct differs from cKDTree, on purpose:
   slack either way. ``distance_upper_bound`` is closed too (``<=``, cKDTree uses ``<``
   on squared distances).
 * k-nearest ties are broken by the smaller index.
-* ``p`` is 1, 2 or ``inf`` (1 and inf on trees without ``boxsize``; other p >= 1 raise
+* ``p`` is 1, 2 or ``inf`` (1 and inf not with ``boxsize``; other p >= 1 raise
   ValueError). Each predicate is exact: sum of |differences| <= r for p = 1, the largest
   |difference| <= r for p = inf, summed or compared axis by axis in float64.
   ``eps`` is accepted and ignored: answers are always exact.
@@ -122,10 +122,8 @@ def _check_p_eps(p, eps):
 
 
 def _norm_core(core, norm):
-    """core, checked to offer Minkowski p other than 2 (a plain Tree's, not periodic)."""
-    if not hasattr(core, "ball_norm"):
-        raise ValueError("quoct: p other than 2 is supported by quoct.Tree only")
-    if core.periodic:
+    """core, checked to offer Minkowski p other than 2 (not a periodic Tree's)."""
+    if getattr(core, "periodic", False):
         raise ValueError("quoct: p other than 2 is not supported with boxsize")
     return core
 
@@ -828,10 +826,10 @@ class DynamicTree:
         self._core.rebuild()
 
     def query_ball_point(self, x, r, p=2.0, eps=0, workers=1, return_sorted=None, return_length=False):
-        """The live points within distance r of x; as :meth:`Tree.query_ball_point`, p = 2 only."""
+        """The live points within distance r of x; as :meth:`Tree.query_ball_point`."""
         return _ball_point(self._core, self.m, x, r, p, eps, workers, return_sorted, return_length)
 
     def query(self, x, k=1, eps=0, p=2, distance_upper_bound=_np.inf, workers=1):
-        """The k nearest live points of x; as :meth:`Tree.query` (p = 2 only), but missing neighbours
+        """The k nearest live points of x; as :meth:`Tree.query`, but missing neighbours
         are padded with ``id_bound`` (never a live id) instead of n."""
         return _knn(self._core, self.m, x, k, eps, p, distance_upper_bound, workers)

@@ -549,5 +549,26 @@ def test_minkowski_p_refused_where_not_supported(rng):
     pts = rng.random((50, 2))
     with pytest.raises(ValueError, match="boxsize"):
         quoct.Tree(pts, boxsize=1.0).query_ball_point([0.5, 0.5], 0.1, p=1)
-    with pytest.raises(ValueError, match="quoct.Tree only"):
-        quoct.DynamicTree(pts).query([0.5, 0.5], k=2, p=np.inf)
+
+
+@pytest.mark.parametrize("p", [1, np.inf])
+def test_minkowski_p_on_a_dynamic_tree_against_brute_force(rng, p):
+    pts = lattice(2, 4)
+    dyn = quoct.DynamicTree(pts)
+    for i in range(0, len(pts), 3):
+        dyn.erase(i)
+    j = dyn.insert([0.5, 0.5])
+    live = {i: pts[i] for i in range(len(pts)) if i % 3 != 0}
+    live[j] = np.array([0.5, 0.5])
+    ids = np.array(sorted(live))
+    coords = np.array([live[i] for i in ids])
+    for x in ([0.0, 0.0], [1.5, -2.0]):
+        d = np.abs(coords - x)
+        dd = d.sum(axis=1) if p == 1 else d.max(axis=1)
+        for r in (0.0, 1.0, 2.5):
+            assert dyn.query_ball_point(x, r, p=p, return_sorted=True) == ids[dd <= r].tolist()
+            assert dyn.query_ball_point(x, r, p=p, return_length=True) == int((dd <= r).sum())
+        order = np.lexsort((ids, dd))[:5]
+        got_d, got_i = dyn.query(x, k=5, p=p)
+        np.testing.assert_array_equal(got_i, ids[order])
+        np.testing.assert_array_equal(got_d, dd[order])
