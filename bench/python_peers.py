@@ -42,49 +42,38 @@ def main():
     x = pts[rng.choice(args.n, args.centres, replace=False)].copy()
     r = (32 / args.n * 3 / (4 * np.pi)) ** (1 / 3)  # about 32 points per ball
 
-    rows = {}
-    t, q = best(args.repeat, lambda: quoct.Tree(pts))
-    rows["quoct.Tree"] = {
-        "build": t,
-        "k=1": best(args.repeat, lambda: q.query(x, k=1))[0],
-        "k=10": best(args.repeat, lambda: q.query(x, k=10)),
-        "lists": best(args.repeat, lambda: q.query_ball_point(x, r)),
-    }
-    try:
+    def quoct_tree():
+        return quoct.Tree, "query", "query_ball_point"
+
+    def ckdtree():
         from scipy.spatial import cKDTree
 
-        t, c = best(args.repeat, lambda: cKDTree(pts))
-        rows["cKDTree"] = {
-            "build": t,
-            "k=1": best(args.repeat, lambda: c.query(x, k=1))[0],
-            "k=10": best(args.repeat, lambda: c.query(x, k=10)),
-            "lists": best(args.repeat, lambda: c.query_ball_point(x, r)),
-        }
-    except ImportError:
-        pass
-    try:
-        from pykdtree.kdtree import KDTree as PyKD
+        return cKDTree, "query", "query_ball_point"
 
-        t, p = best(args.repeat, lambda: PyKD(pts))
-        rows["pykdtree"] = {
-            "build": t,
-            "k=1": best(args.repeat, lambda: p.query(x, k=1))[0],
-            "k=10": best(args.repeat, lambda: p.query(x, k=10)),
-        }
-    except ImportError:
-        pass
-    try:
-        from sklearn.neighbors import KDTree as SkKD
+    def pykdtree():
+        from pykdtree.kdtree import KDTree
 
-        t, s = best(args.repeat, lambda: SkKD(pts))
-        rows["sklearn"] = {
+        return KDTree, "query", None  # no radius lists
+
+    def sklearn():
+        from sklearn.neighbors import KDTree
+
+        return KDTree, "query", "query_radius"
+
+    rows = {}
+    for name, library in (("quoct.Tree", quoct_tree), ("cKDTree", ckdtree), ("pykdtree", pykdtree), ("sklearn", sklearn)):
+        try:
+            make, query, radius = library()
+        except ImportError:
+            continue
+        t, index = best(args.repeat, lambda: make(pts))
+        rows[name] = {
             "build": t,
-            "k=1": best(args.repeat, lambda: s.query(x, k=1))[0],
-            "k=10": best(args.repeat, lambda: s.query(x, k=10)),
-            "lists": best(args.repeat, lambda: s.query_radius(x, r)),
+            "k=1": best(args.repeat, lambda: getattr(index, query)(x, k=1))[0],
+            "k=10": best(args.repeat, lambda: getattr(index, query)(x, k=10)),
         }
-    except ImportError:
-        pass
+        if radius is not None:
+            rows[name]["lists"] = best(args.repeat, lambda: getattr(index, radius)(x, r))
 
     # The answers agree: k = 10 distances, and the lengths of the lists.
     ours_d = rows["quoct.Tree"]["k=10"][1][0]

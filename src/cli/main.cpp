@@ -837,16 +837,16 @@ io::wkt_multi_polygon feature_area(const io::polygon_layer& layer, std::size_t f
     try {
         return io::area_of(layer.features[f].polygons, name);
     } catch (const io::parse_error& e) {
-        if (j.invalid != "repair") throw;
-#ifdef QUOCT_WITH_GDAL
-        const io::lonlat_polygons repaired = io::gdal::make_valid(layer.features[f].polygons, name);
-        if (repaired.empty()) throw io::parse_error(name, 0, "cannot repair: nothing of its area is left");
-        io::wkt_multi_polygon area = io::area_of(repaired, name + " (repaired)");
-        std::cerr << "quoct: repaired " << e.what() << '\n';
-        return area;
-#else
-        throw io::parse_error(name, 0, needs_gdal("--invalid repair"));
+#ifdef QUOCT_WITH_GDAL  // (without GDAL, --invalid repair is refused before any file is read)
+        if (j.invalid == "repair") {
+            const io::lonlat_polygons repaired = io::gdal::make_valid(layer.features[f].polygons, name);
+            if (repaired.empty()) throw io::parse_error(name, 0, "cannot repair: nothing of its area is left");
+            io::wkt_multi_polygon area = io::area_of(repaired, name + " (repaired)");
+            std::cerr << "quoct: repaired " << e.what() << '\n';
+            return area;
+        }
 #endif
+        throw;
     }
 }
 
@@ -998,6 +998,8 @@ int main(int argc, char** argv) {
     try {
         app.parse(argc, argv);
         check_arguments(*app.get_subcommands().front(), c, a, q);
+        if (!with_gdal && app.get_subcommands().front() == cmd.join && j.invalid == "repair")
+            throw usage_error(needs_gdal("--invalid repair"));
     } catch (const CLI::ParseError& e) {
         if (e.get_exit_code() == 0) return app.exit(e);  // --help
         std::cerr << "quoct: error: " << e.what() << "\nRun with --help for more information.\n";
