@@ -832,7 +832,7 @@ io::polygon_layer read_layer(const join_args& j) {
 
 /// The area of feature f, checked; with --invalid repair an invalid one is made valid
 /// (through GDAL) and checked again, with a message on stderr. Throws io::parse_error.
-io::wkt_multi_polygon feature_area(const io::polygon_layer& layer, std::size_t f, const join_args& j) {
+io::wkt_multi_polygon feature_area(const io::polygon_layer& layer, std::size_t f, [[maybe_unused]] const join_args& j) {
     const std::string name = layer.source + ": " + layer.describe(f);
     try {
         return io::area_of(layer.features[f].polygons, name);
