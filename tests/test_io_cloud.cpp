@@ -3,6 +3,8 @@
 // name the file and the line or element.
 #include <catch2/catch.hpp>
 
+#include "test_io_support.hpp"
+
 #include <quoct/io/cloud.hpp>
 #include <quoct/io/csv.hpp>
 #include <quoct/quoct.hpp>
@@ -81,14 +83,7 @@ void put(std::string& out, V v) {
     for (std::size_t i = 0; i < sizeof v; ++i) out += static_cast<char>(b[little ? i : sizeof v - 1 - i]);
 }
 
-std::string failure(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const parse_error& e) {
-        return e.what();
-    }
-    return "";
-}
+using quoct_test::failure;
 
 }  // namespace
 

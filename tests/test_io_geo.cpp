@@ -2,6 +2,8 @@
 // the three output formats read back (CSV by quoct's reader, GeoJSON by nlohmann::json).
 #include <catch2/catch.hpp>
 
+#include "test_io_support.hpp"
+
 #include <quoct/geo_boost.hpp>
 #include <quoct/io/locations.hpp>
 #include <quoct/io/wkt.hpp>
@@ -39,15 +41,7 @@ io::location_table from_geojson(const std::string& text, const io::read_options&
     return io::read_locations_geojson(in, "t.geojson", options);
 }
 
-template <class F>
-std::string failure(F&& f) {
-    try {
-        f();
-    } catch (const parse_error& e) {
-        return e.what();
-    }
-    return "";
-}
+using quoct_test::failure;
 
 std::string point_feature(const std::string& coordinates, const std::string& properties = "{}") {
     return R"({"type":"Feature","geometry":{"type":"Point","coordinates":)" + coordinates +

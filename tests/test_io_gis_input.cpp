@@ -3,6 +3,8 @@
 // polygons, polygon vertices outside the globe refused by name, and open rings closed.
 #include <catch2/catch.hpp>
 
+#include "test_io_support.hpp"
+
 #include <quoct/io/geojson_polygons.hpp>
 #include <quoct/io/locations.hpp>
 #include <quoct/io/wkt.hpp>
@@ -24,15 +26,7 @@ namespace io = quoct::io;
 namespace fs = std::filesystem;
 using strings = std::vector<std::string>;
 
-template <class F>
-std::string failure(F&& f) {
-    try {
-        f();
-    } catch (const io::parse_error& e) {
-        return e.what();
-    }
-    return "no error";
-}
+using quoct_test::failure;
 
 // A directory of this test's own, removed at the end of the process.
 std::string temp_file(const std::string& name) {

@@ -3,6 +3,8 @@
 // Boost.Geometry's covered_by on polygons unwrapped by hand.
 #include <catch2/catch.hpp>
 
+#include "test_io_support.hpp"
+
 #include <quoct/geo_boost.hpp>
 #include <quoct/io/geojson_polygons.hpp>
 #include <quoct/io/wkt.hpp>
@@ -27,15 +29,7 @@ namespace geo = quoct::geo;
 namespace bg = boost::geometry;
 using geo_test::ids;
 
-template <class F>
-std::string failure(F&& f) {
-    try {
-        f();
-    } catch (const io::parse_error& e) {
-        return e.what();
-    }
-    return "no error";
-}
+using quoct_test::failure;
 
 io::wkt_multi_polygon geojson(const std::string& text, const std::string& source = "g") {
     std::istringstream in(text);

@@ -3,6 +3,8 @@
 // too), and compared with the table it was written from.
 #include <catch2/catch.hpp>
 
+#include "test_io_support.hpp"
+
 #include <quoct/io/locations.hpp>
 
 #include <nlohmann/json.hpp>
@@ -42,15 +44,7 @@ std::string write(const io::location_table& t, io::output_format format, bool wi
     return out.str();
 }
 
-template <class F>
-std::string failure(F&& f) {
-    try {
-        f();
-    } catch (const io::parse_error& e) {
-        return e.what();
-    }
-    return "";
-}
+using quoct_test::failure;
 
 }  // namespace
 
