@@ -131,6 +131,8 @@ def _norm_core(core, norm):
 def _queries(x, m):
     """x of shape (..., m) as a (q, m) float64 array, and the leading shape x.shape[:-1]."""
     arr = _float_array(x, "x")
+    if arr.ndim == 0 and m == 1:  # one scalar for a 1-D tree, as cKDTree takes it
+        return arr.reshape(1, 1), ()
     if arr.ndim == 0 or arr.shape[-1] != m:
         raise ValueError(f"quoct: x must have shape (..., {m}) for this {m}-dimensional tree, got shape {arr.shape}")
     return arr.reshape(-1, m), arr.shape[:-1]
@@ -180,6 +182,10 @@ def _knn(core, m, x, k, eps, p, distance_upper_bound, workers):
     if norm is not None:
         _norm_core(core, norm)
     threads = _threads(workers)
+    if k is None:  # cKDTree raises TypeError here too
+        raise TypeError("quoct: k must be an integer >= 1 or a non-empty list of them, not None")
+    if isinstance(k, _numbers.Real) and not isinstance(k, (bool, _numbers.Integral)) and float(k).is_integer():
+        k = int(k)  # k=2.0, as cKDTree takes it (a fractional k is refused)
     if isinstance(k, _numbers.Integral) and not isinstance(k, bool):
         if k < 1:
             raise ValueError(f"quoct: k must be >= 1, got {k}")

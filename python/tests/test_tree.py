@@ -572,3 +572,19 @@ def test_minkowski_p_on_a_dynamic_tree_against_brute_force(rng, p):
         got_d, got_i = dyn.query(x, k=5, p=p)
         np.testing.assert_array_equal(got_i, ids[order])
         np.testing.assert_array_equal(got_d, dd[order])
+
+
+def test_ckdtree_argument_habits(rng):
+    # A scalar query on a 1-D tree, k=2.0, k=None: as cKDTree takes them.
+    one = rng.random((50, 1))
+    t, c = quoct.Tree(one), cKDTree(one)
+    d, i = t.query(0.5)
+    assert (d, i) == c.query(0.5) and type(i) is int
+    assert sorted(t.query_ball_point(0.5, 0.1)) == sorted(c.query_ball_point(0.5, 0.1))
+    two = rng.random((50, 2))
+    t2 = quoct.Tree(two)
+    np.testing.assert_array_equal(t2.query([0.5, 0.5], k=2.0)[1], t2.query([0.5, 0.5], k=2)[1])
+    with pytest.raises(TypeError):
+        t2.query([0.5, 0.5], k=None)
+    with pytest.raises(ValueError, match="k must be"):
+        t2.query([0.5, 0.5], k=2.5)
