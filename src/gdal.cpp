@@ -733,12 +733,6 @@ std::string output_driver(const std::string& format) {
     throw std::invalid_argument("unknown output format '" + format + "': table, csv, geojson, gpkg or fgb");
 }
 
-std::string format_of_extension(const std::string& path) {
-    std::string ext = std::filesystem::path(path).extension().string();
-    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return ext == ".gpkg" ? "gpkg" : ext == ".fgb" ? "fgb" : "";
-}
-
 void write_locations(const std::string& path, const std::string& driver, const location_table& table,
                      const std::vector<hit>& hits, const write_options& options) {
     write_options as_geojson = options;

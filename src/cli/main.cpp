@@ -177,6 +177,17 @@ bool refuses_crs(const io::parse_error& e) {
 }
 #endif
 
+/// What the stream's first bytes say it is when it is not text (io::binary_kind), or "";
+/// the stream is rewound to its start.
+std::string binary_start(std::istream& in) {
+    char head[512];
+    in.read(head, sizeof head);
+    const std::string kind = io::binary_kind(head, static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+    in.clear();
+    in.seekg(0);
+    return kind;
+}
+
 #ifdef QUOCT_WITH_GDAL
 /// The path GDAL is to open for `file`, or "" when quoct reads it itself (CSV or GeoJSON
 /// text, or a file that cannot be read, whose reader then says so): `file` when a GDAL
@@ -187,9 +198,7 @@ std::string gdal_path(const std::string& file) {
     const std::string driver = io::gdal::identify(file);
     if (!driver.empty() && driver != "CSV" && driver != "GeoJSON") return file;
     std::ifstream in(file, std::ios::binary);
-    char head[512];
-    in.read(head, sizeof head);
-    const std::string kind = io::binary_kind(head, static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+    const std::string kind = binary_start(in);
     if (kind.empty()) return "";
     if (kind == "a zip archive" && io::gdal::reads("/vsizip/" + file)) return "/vsizip/" + file;
     throw io::parse_error(file, 0, "is " + kind + ", which GDAL does not read as a vector source");
@@ -809,15 +818,9 @@ io::polygon_layer read_layer(const join_args& j) {
     no_gdal_options(j.layer, j.s_srs, path, "polygon-");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw io::parse_error(path, 0, "cannot open");
-    char head[512];
-    in.read(head, sizeof head);
-    const std::string kind = io::binary_kind(head, static_cast<std::size_t>(in.gcount()));
-    if (!kind.empty())
-        throw io::parse_error(path, 0, "is " + kind + ", not GeoJSON: " +
-                                           (with_gdal ? std::string("GDAL does not read it as a vector source")
-                                                      : needs_gdal("reading it")));
-    in.clear();
-    in.seekg(0);
+    // (With GDAL, gdal_path has refused a binary file GDAL does not read.)
+    const std::string kind = binary_start(in);
+    if (!kind.empty()) throw io::parse_error(path, 0, "is " + kind + ", not GeoJSON: " + needs_gdal("reading it"));
 #ifdef QUOCT_WITH_GDAL
     try {
         return io::read_geojson_polygon_layer(in, path);

@@ -112,10 +112,6 @@ polygon_layer read_polygon_layer(const std::string& bytes, const std::string& na
 /// such as Shapefile, are not offered: they cannot be replaced in one rename.)
 std::string output_driver(const std::string& format);
 
-/// The output format for a file name's extension: ".gpkg" gives "gpkg", ".fgb" "fgb"; ""
-/// for any other. Never throws.
-std::string format_of_extension(const std::string& path);
-
 /// Writes the rows `hits` of `table` to a new file `path` with OGR driver `driver` (see
 /// output_driver), one point feature each, with the columns and types described at the top
 /// of this header; options.format is not used. Preconditions as for write_locations.
