@@ -1,18 +1,22 @@
-// Minkowski balls and k nearest for p = 1 and p = infinity (<quoct/minkowski.hpp>), against
-// brute force with the same predicate: integer lattices (many points exactly on the
-// boundary), dyadic coordinates, random clouds in 1 to 4 dimensions, float and double,
-// extremes (differences that overflow, subnormal gaps), and bad arguments.
+// Minkowski balls and k nearest for p = 1, 2, infinity and general p (<quoct/minkowski.hpp>),
+// plain and under the minimum image (periodic.hpp), against brute force with the predicate
+// written out here: integer lattices (many points exactly on the boundary), dyadic
+// coordinates, random clouds in 1 to 4 dimensions, float and double, extremes (differences
+// that overflow, subnormal gaps, powers that overflow or underflow), and bad arguments.
 #include <catch2/catch.hpp>
 
 #include <quoct/minkowski.hpp>
 #include <quoct/orthtree.hpp>
+#include <quoct/periodic.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <random>
 #include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -42,40 +46,90 @@ std::vector<quoct::point<T, D>> cloud(std::size_t n, unsigned seed) {
     return out;
 }
 
+// The predicate, written out here as the oracle: per-axis gaps (min-image when lengths are
+// given), combined in axis order, compared with the radius's own term.
+template <class T, std::size_t D>
+T oracle_sum(const quoct::point<T, D>& a, const quoct::point<T, D>& b, quoct::norm n,
+             const std::array<T, D>* lengths = nullptr) {
+    T s = 0;
+    for (std::size_t i = 0; i < D; ++i) {
+        T g = std::abs(a[i] - b[i]);
+        if (lengths && (*lengths)[i] > 0) g = std::min(g, (*lengths)[i] - g);
+        switch (n.kind()) {
+            case quoct::norm::kind_type::l1: s = s + g; break;
+            case quoct::norm::kind_type::linf: s = std::max(s, g); break;
+            case quoct::norm::kind_type::l2: s = s + g * g; break;
+            case quoct::norm::kind_type::lp: s = s + std::pow(g, static_cast<T>(n.p())); break;
+        }
+    }
+    return s;
+}
+template <class T>
+T oracle_bound(T r, quoct::norm n) {
+    switch (n.kind()) {
+        case quoct::norm::kind_type::l2: return r * r;
+        case quoct::norm::kind_type::lp: return std::pow(r, static_cast<T>(n.p()));
+        default: return r;
+    }
+}
+template <class T>
+T oracle_distance(T s, quoct::norm n) {
+    switch (n.kind()) {
+        case quoct::norm::kind_type::l2: return std::sqrt(s);
+        case quoct::norm::kind_type::lp: return std::pow(s, T(1) / static_cast<T>(n.p()));
+        default: return s;
+    }
+}
+
+std::string name_of(quoct::norm n) {
+    switch (n.kind()) {
+        case quoct::norm::kind_type::l1: return "l1";
+        case quoct::norm::kind_type::l2: return "l2";
+        case quoct::norm::kind_type::linf: return "linf";
+        default: return "p = " + std::to_string(n.p());
+    }
+}
+
 // Every id within r by the predicate, in increasing order.
 template <class T, std::size_t D>
 std::vector<std::uint32_t> brute_ball(const std::vector<quoct::point<T, D>>& pts, const quoct::point<T, D>& c, T r,
-                                      quoct::norm n) {
+                                      quoct::norm n, const std::array<T, D>* lengths = nullptr) {
     std::vector<std::uint32_t> out;
     for (std::uint32_t i = 0; i < pts.size(); ++i)
-        if (quoct::minkowski_distance(pts[i], c, n) <= r) out.push_back(i);
+        if (oracle_sum(pts[i], c, n, lengths) <= oracle_bound(r, n)) out.push_back(i);
     return out;
 }
 
-// The first k of every point within r sorted by (distance, id).
+// The first k of every point within r sorted by (combined value, id), with the distances.
 template <class T, std::size_t D>
 std::vector<std::pair<T, std::uint32_t>> brute_nearest(const std::vector<quoct::point<T, D>>& pts,
-                                                       const quoct::point<T, D>& c, std::size_t k, quoct::norm n, T r) {
+                                                       const quoct::point<T, D>& c, std::size_t k, quoct::norm n, T r,
+                                                       const std::array<T, D>* lengths = nullptr) {
     std::vector<std::pair<T, std::uint32_t>> all;
     for (std::uint32_t i = 0; i < pts.size(); ++i) {
-        const T d = quoct::minkowski_distance(pts[i], c, n);
-        if (d <= r) all.emplace_back(d, i);
+        const T s = oracle_sum(pts[i], c, n, lengths);
+        if (s <= oracle_bound(r, n)) all.emplace_back(s, i);
     }
     std::sort(all.begin(), all.end());
     all.resize(std::min(k, all.size()));
+    for (auto& x : all) x.first = oracle_distance(x.first, n);
     return all;
 }
 
+const std::vector<quoct::norm> all_norms = {quoct::norm::l1, quoct::norm::linf, quoct::norm::l2,
+                                            quoct::norm::minkowski(3), quoct::norm::minkowski(1.5),
+                                            quoct::norm::minkowski(100)};
+
 template <class T, std::size_t D>
 void check_queries(const std::vector<quoct::point<T, D>>& pts, const std::vector<quoct::point<T, D>>& centres,
-                   const std::vector<T>& radii, std::size_t leaf) {
+                   const std::vector<T>& radii, std::size_t leaf, const std::vector<quoct::norm>& norms = all_norms) {
     quoct::build_options options;
     options.leaf_size = leaf;
     const quoct::orthtree<T, D> tree(pts, options);
-    for (const quoct::norm n : {quoct::norm::l1, quoct::norm::linf})
+    for (const quoct::norm n : norms)
         for (const auto& c : centres)
             for (const T r : radii) {
-                INFO("norm " << (n == quoct::norm::l1 ? "l1" : "linf") << ", radius " << r);
+                INFO(name_of(n) << ", radius " << r);
                 const auto ball = quoct::make_minkowski_ball(c, r, n);
                 const auto want = brute_ball(pts, c, r, n);
                 std::vector<std::uint32_t> got;
@@ -121,7 +175,7 @@ TEST_CASE("minkowski: extremes: differences that overflow, subnormal gaps, an in
     quoct::build_options one;
     one.leaf_size = 1;  // a node per point: pruning and whole-node takes decide at the extremes
     const quoct::orthtree<double, 2> tree(pts, one);
-    for (const quoct::norm n : {quoct::norm::l1, quoct::norm::linf})
+    for (const quoct::norm n : {quoct::norm::l1, quoct::norm::linf, quoct::norm::minkowski(3)})
         for (const quoct::point<double, 2> c : {quoct::point<double, 2>{0, 0}, quoct::point<double, 2>{-big, 0},
                                                  quoct::point<double, 2>{tiny, tiny}})
             for (const double r : {0.0, tiny, 2 * tiny, 3 * tiny, big / 2, big, std::numeric_limits<double>::infinity()}) {
@@ -161,4 +215,80 @@ TEST_CASE("minkowski: bad arguments throw and an empty tree answers nothing", "[
     CHECK_THROWS_AS(quoct::nearest(tree, {0, 0}, 0, quoct::norm::l1), std::invalid_argument);
     CHECK_THROWS_AS(quoct::nearest(tree, {0, std::numeric_limits<double>::infinity()}, 1, quoct::norm::l1),
                     std::invalid_argument);
+}
+
+TEST_CASE("minkowski: general p: the norm value, its checks and its special cases", "[minkowski]") {
+    CHECK(quoct::norm::minkowski(1) == quoct::norm::l1);
+    CHECK(quoct::norm::minkowski(2) == quoct::norm::l2);
+    CHECK(quoct::norm::minkowski(std::numeric_limits<double>::infinity()) == quoct::norm::linf);
+    CHECK(quoct::norm::minkowski(3) == quoct::norm::minkowski(3.0));
+    CHECK(quoct::norm::minkowski(3) != quoct::norm::minkowski(4));
+    CHECK(quoct::norm::minkowski(3).kind() == quoct::norm::kind_type::lp);
+    CHECK_THROWS_AS(quoct::norm::minkowski(0.5), std::invalid_argument);
+    CHECK_THROWS_AS(quoct::norm::minkowski(-1), std::invalid_argument);
+    CHECK_THROWS_AS(quoct::norm::minkowski(std::numeric_limits<double>::quiet_NaN()), std::invalid_argument);
+    // p = 3 on integers: 1 + 8 = 9 <= 9 = pow(r, 3) only if r^3 >= 9; the point (1, 2) is at
+    // 9^(1/3) from the origin.
+    const quoct::point<double, 2> o{0, 0}, q{1, 2};
+    CHECK(quoct::minkowski_sum(q, o, quoct::norm::minkowski(3)) == 9);
+    CHECK(quoct::make_minkowski_ball(o, 3.0, quoct::norm::minkowski(3)).contains(q));
+    CHECK_FALSE(quoct::make_minkowski_ball(o, 2.0, quoct::norm::minkowski(3)).contains(q));
+    // l2 is the tree's own predicate, exact where squares overflow: 3e200 is outside 2e200.
+    const quoct::point<double, 2> far{3e200, 0};
+    CHECK_FALSE(quoct::make_minkowski_ball(o, 2e200, quoct::norm::l2).contains(far));
+    CHECK(quoct::make_minkowski_ball(o, 3e200, quoct::norm::l2).contains(far));
+}
+
+TEST_CASE("minkowski: every norm under the minimum image matches brute force on a torus", "[minkowski][periodic]") {
+    // A 12 x 12 (x 6) integer lattice on a torus of the same size: many points at exactly r,
+    // some only across the wrap; one axis that does not wrap in 3D.
+    std::vector<quoct::point<double, 2>> pts2;
+    for (int x = 0; x < 12; ++x)
+        for (int y = 0; y < 12; ++y) pts2.push_back({double(x), double(y)});
+    std::vector<quoct::point<double, 3>> pts3;
+    for (int x = 0; x < 6; ++x)
+        for (int y = 0; y < 6; ++y)
+            for (int z = 0; z < 6; ++z) pts3.push_back({x * 0.5, y * 0.5, z * 0.5});
+    quoct::build_options options;
+    options.leaf_size = 3;
+    const auto run = [&](const auto& pts, const auto& domain, const auto& centres, const std::vector<double>& radii) {
+        using P = typename std::decay_t<decltype(pts)>::value_type;
+        constexpr std::size_t D = P::dimension;
+        const quoct::periodic_orthtree<double, D> index(domain, pts, options);
+        for (const quoct::norm n : all_norms)
+            for (const P& c : centres)
+                for (const double r : radii) {
+                    INFO(name_of(n) << ", radius " << r);
+                    const auto ball = quoct::make_periodic_minkowski_ball(index, c, r, n);
+                    const auto want = brute_ball<double, D>(pts, c, r, n, &domain.length);
+                    std::vector<std::uint32_t> got;
+                    index.base().query_shape(ball, got);
+                    std::sort(got.begin(), got.end());
+                    REQUIRE(got == want);
+                    REQUIRE(index.base().count_shape(ball) == want.size());
+                    for (const std::size_t k : {std::size_t{1}, std::size_t{9}, std::size_t{50}}) {
+                        const auto expected = brute_nearest<double, D>(pts, c, k, n, r, &domain.length);
+                        const auto found = quoct::nearest(index, c, k, n, r);
+                        REQUIRE(found.size() == expected.size());
+                        for (std::size_t i = 0; i < found.size(); ++i) {
+                            REQUIRE(found[i].id == expected[i].second);
+                            REQUIRE(found[i].distance_sq == expected[i].first);
+                        }
+                    }
+                }
+    };
+    quoct::periodic_domain<double, 2> d2;
+    d2.length = {12, 12};
+    run(pts2, d2, std::vector<quoct::point<double, 2>>{{0, 0}, {11, 11}, {5.5, 0.5}, {6, 3}},
+        std::vector<double>{0, 1, 2, 3, 5.5, 6, 20});
+    quoct::periodic_domain<double, 3> d3;
+    d3.length = {3, 3, 0};  // z does not wrap
+    run(pts3, d3, std::vector<quoct::point<double, 3>>{{0, 0, 0}, {2.5, 2.5, 2.5}, {1.25, 0, 7}},
+        std::vector<double>{0, 0.5, 1, 1.5, 2.5});
+    // The centre must be in the domain; k and the radius are checked.
+    const quoct::periodic_orthtree<double, 2> index(d2, pts2);
+    CHECK_THROWS_AS(quoct::make_periodic_minkowski_ball(index, {12, 0}, 1.0, quoct::norm::l1), std::invalid_argument);
+    CHECK_THROWS_AS(quoct::make_periodic_minkowski_ball(index, {1, 1}, -1.0, quoct::norm::l1), std::invalid_argument);
+    CHECK_THROWS_AS(quoct::nearest(index, {-1, 0}, 3, quoct::norm::linf), std::invalid_argument);
+    CHECK_THROWS_AS(quoct::nearest(index, {1, 0}, 0, quoct::norm::linf), std::invalid_argument);
 }

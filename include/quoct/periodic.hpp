@@ -27,6 +27,7 @@
 #include "detail/sim.hpp"
 #include "detail/validate.hpp"
 #include "geometry.hpp"
+#include "minkowski.hpp"
 #include "orthtree.hpp"
 
 namespace quoct {
@@ -113,6 +114,27 @@ bool cut_to_period(T& lo, T& hi, T L) noexcept {
     hi = hi < L ? hi : L;
     return lo <= hi;
 }
+
+/// Bounds of the minimum-image gap along axis a from c (inside the domain) to the points of
+/// the domain in [lo, hi]: near <= d(p) <= far for each such p, as rounded (the argument
+/// at periodic_ball_query). False when no point of the domain is in [lo, hi].
+template <class T, std::size_t D>
+bool periodic_axis_bounds(const periodic_domain<T, D>& domain, std::size_t a, T c, T lo, T hi, T& near, T& far) noexcept {
+    if (domain.wraps(a) && !cut_to_period(lo, hi, domain.length[a])) return false;
+    T g = 0;
+    if (c < lo) g = lo - c;
+    else if (c > hi) g = c - hi;
+    const T x = std::abs(lo - c), y = std::abs(hi - c);
+    T f = x > y ? x : y;
+    if (domain.wraps(a)) {
+        const T wg = domain.length[a] - f, wf = domain.length[a] - g;
+        g = wg < g ? wg : g;
+        f = wf < f ? wf : f;
+    }
+    near = g > 0 ? g : T(0);
+    far = f;
+    return true;
+}
 }  // namespace detail
 
 /// A closed ball under the minimum-image distance, as a shape for query_shape /
@@ -137,19 +159,8 @@ struct periodic_ball_query {
     relation classify(const box<T, D>& b) const noexcept {
         T near = 0, far = 0;
         for (std::size_t a = 0; a < D; ++a) {
-            const T c = center[a];
-            T lo = b.lo[a], hi = b.hi[a];
-            if (domain.wraps(a) && !detail::cut_to_period(lo, hi, domain.length[a])) return relation::outside;
-            T g = 0;
-            if (c < lo) g = lo - c;
-            else if (c > hi) g = c - hi;
-            const T x = std::abs(lo - c), y = std::abs(hi - c);
-            T f = x > y ? x : y;
-            if (domain.wraps(a)) {
-                const T wg = domain.length[a] - f, wf = domain.length[a] - g;
-                g = wg < g ? wg : g;
-                f = wf < f ? wf : f;
-            }
+            T g, f;
+            if (!detail::periodic_axis_bounds(domain, a, center[a], b.lo[a], b.hi[a], g, f)) return relation::outside;
             near += g * g;
             far += f * f;
         }
@@ -477,6 +488,112 @@ private:
     domain_type domain_;
     Index base_;
 };
+
+/// A closed ball of a Minkowski norm (minkowski.hpp) under the minimum image: the points p
+/// of the domain whose per-axis minimum-image gaps domain.axis_distance(a, p[a], center[a]),
+/// combined by the norm, are within the radius, by the predicate of minkowski.hpp (for l2
+/// exactly periodic_ball_query's). A shape for periodic_index::visit_shape, or for the base
+/// index's query_shape and count_shape; make one with make_periodic_minkowski_ball. classify
+/// bounds the gaps per axis as periodic_ball_query does, with the norm's safe-side terms.
+template <class T, std::size_t D>
+struct periodic_minkowski_ball {
+    periodic_domain<T, D> domain;
+    point<T, D> center;
+    T radius;
+    norm kind;
+
+    relation classify(const box<T, D>& b) const noexcept {
+        if (kind == norm::l2)
+            return periodic_ball_query<T, D>{domain, center, detail::radius_bound<T, D>(radius)}.classify(b);
+        const detail::norm_terms<T> terms(kind);
+        const T bound = terms.bound_of(radius);
+        T near = 0, far = 0;
+        for (std::size_t a = 0; a < D; ++a) {
+            T g, f;
+            if (!detail::periodic_axis_bounds(domain, a, center[a], b.lo[a], b.hi[a], g, f)) return relation::outside;
+            near = terms.combine(near, terms.term_below(g));
+            far = terms.combine(far, terms.term_above(f));
+        }
+        if (near > bound) return relation::outside;
+        return far <= bound ? relation::inside : relation::partial;
+    }
+    bool contains(const point<T, D>& p) const {
+        if (kind == norm::l2) return periodic_ball_query<T, D>{domain, center, detail::radius_bound<T, D>(radius)}.contains(p);
+        const detail::norm_terms<T> terms(kind);
+        return terms.template sum<D>([&](std::size_t a) { return domain.axis_distance(a, p[a], center[a]); }) <=
+               terms.bound_of(radius);
+    }
+};
+
+/// A checked periodic_minkowski_ball for `index`: throws std::invalid_argument if the
+/// centre is outside the domain (or not finite) or the radius is NaN or negative.
+template <class Index>
+periodic_minkowski_ball<typename Index::scalar_type, Index::dimension> make_periodic_minkowski_ball(
+    const periodic_index<Index>& index, const typename periodic_index<Index>::point_type& center,
+    typename Index::scalar_type radius, const norm& n) {
+    detail::check_radius(radius, "ball");
+    index.domain().check(center, "ball centre");
+    return {index.domain(), center, radius, n};
+}
+
+namespace detail {
+
+/// nearest()'s metric of a Minkowski norm other than l2 under the minimum image: values
+/// are the combined per-axis minimum-image terms; to_box combines periodic_axis_bounds'
+/// lower gaps with the safe-side terms (the nodes' boxes are not cut, as in
+/// periodic_metric_nearest, so a gap is clamped at 0).
+template <class T, std::size_t D>
+struct periodic_minkowski_metric {
+    periodic_domain<T, D> domain;
+    point<T, D> center;
+    norm_terms<T> terms;
+
+    T to_point(const point<T, D>& p) const noexcept {
+        return terms.template sum<D>([&](std::size_t a) { return domain.axis_distance(a, p[a], center[a]); });
+    }
+    const point<T, D>& origin() const noexcept { return center; }
+    T to_box(const box<T, D>& b) const noexcept {
+        T near = 0;
+        for (std::size_t a = 0; a < D; ++a) {
+            const T c = center[a];
+            T g = unsigned_axis_gap(c, b.lo[a], b.hi[a]);
+            if (domain.wraps(a)) {
+                const T x = std::abs(b.lo[a] - c), y = std::abs(b.hi[a] - c);
+                const T w = domain.length[a] - (x > y ? x : y);
+                g = w < g ? w : g;
+                g = g > 0 ? g : T(0);
+            }
+            near = terms.combine(near, terms.term_below(g));
+        }
+        return near;
+    }
+};
+
+}  // namespace detail
+
+/// k nearest by a Minkowski norm under the minimum image: as quoct::nearest(tree, p, k, n,
+/// radius) of minkowski.hpp, with the gaps of periodic_minkowski_ball. p must be inside the
+/// domain. Throws std::invalid_argument if k == 0, p is outside the domain or not finite,
+/// or the radius is NaN or negative.
+template <class Index>
+std::vector<neighbor<typename Index::scalar_type, typename Index::id_type>> nearest(
+    const periodic_index<Index>& index, const typename periodic_index<Index>::point_type& p, std::size_t k,
+    const norm& n, typename Index::scalar_type radius = std::numeric_limits<typename Index::scalar_type>::infinity()) {
+    using T = typename Index::scalar_type;
+    using Id = typename Index::id_type;
+    constexpr std::size_t D = Index::dimension;
+    detail::check_norm_nearest(p, k, radius);
+    index.domain().check(p, "nearest query point");
+    if (n == norm::l2) {
+        std::vector<neighbor<T, Id>> out;
+        index.nearest(p, k, radius, out);
+        for (auto& x : out) x.distance_sq = std::sqrt(x.distance_sq);
+        return out;
+    }
+    return detail::nearest_by_norm<T, Id>(k, index.size(), n, radius, [&](const auto& terms, auto& set, auto&& sink) {
+        index.base().search_nearest(detail::periodic_minkowski_metric<T, D>{index.domain(), p, terms}, set, sink);
+    });
+}
 
 /// A periodic index built once: periodic_index over quoct::orthtree.
 template <class T, std::size_t D, class Id = std::uint32_t>

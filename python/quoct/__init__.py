@@ -21,10 +21,11 @@ Where quoct differs from cKDTree, on purpose:
   slack either way. ``distance_upper_bound`` is closed too (``<=``, cKDTree uses ``<``
   on squared distances).
 * k-nearest ties are broken by the smaller index.
-* ``p`` is 1, 2 or ``inf`` (1 and inf not with ``boxsize``; other p >= 1 raise
-  ValueError). Each predicate is exact: sum of |differences| <= r for p = 1, the largest
-  |difference| <= r for p = inf, summed or compared axis by axis in float64.
-  ``eps`` is accepted and ignored: answers are always exact.
+* ``p`` is any Minkowski p >= 1, with or without ``boxsize``. Each predicate is exact
+  and written once, on the axis gaps |differences| (minimum image on periodic axes) in
+  float64, in axis order: their sum <= r for p = 1, their largest <= r for p = inf, the
+  sum of their p-th powers (C's ``pow``) <= ``r**p`` for any other p; p = 2 is the
+  Euclidean predicate above. ``eps`` is accepted and ignored: answers are always exact.
 * At most 4 dimensions; no ``.tree`` node view.
 * NaN or infinite coordinates, negative radii, ``k < 1`` and wrong shapes raise
   ``ValueError`` (cKDTree accepts some of them silently).
@@ -104,7 +105,8 @@ def _threads(workers):
 
 
 def _check_p_eps(p, eps):
-    """The norm of Minkowski p: None for 2 (Euclidean), 1 for p = 1, 0 for p = inf."""
+    """Minkowski p as the trees take it: None for 2 (Euclidean, the trees' own balls),
+    else p as a float (>= 1, inf included)."""
     if not eps >= 0:
         raise ValueError(f"quoct: eps must be >= 0, got {eps!r}")
     if isinstance(p, bool) or not isinstance(p, _numbers.Real):
@@ -112,20 +114,9 @@ def _check_p_eps(p, eps):
     p = float(p)
     if p == 2:
         return None
-    if p == 1:
-        return 1
-    if p == _np.inf:
-        return 0
     if not p >= 1:
         raise ValueError(f"quoct: p must be >= 1, got {p!r}")
-    raise ValueError(f"quoct: p must be 1, 2 or inf (other p >= 1 are not supported yet), got {p!r}")
-
-
-def _norm_core(core, norm):
-    """core, checked to offer Minkowski p other than 2 (not a periodic Tree's)."""
-    if getattr(core, "periodic", False):
-        raise ValueError("quoct: p other than 2 is not supported with boxsize")
-    return core
+    return p
 
 
 def _queries(x, m):
@@ -161,8 +152,6 @@ def _radii(r, lead):
 
 def _ball_point(core, m, x, r, p, eps, workers, return_sorted, return_length):
     norm = _check_p_eps(p, eps)
-    if norm is not None:
-        _norm_core(core, norm)
     threads = _threads(workers)
     flat, lead = _queries(x, m)
     radii = _radii(r, lead)
@@ -179,8 +168,6 @@ def _ball_point(core, m, x, r, p, eps, workers, return_sorted, return_length):
 
 def _knn(core, m, x, k, eps, p, distance_upper_bound, workers):
     norm = _check_p_eps(p, eps)
-    if norm is not None:
-        _norm_core(core, norm)
     threads = _threads(workers)
     if k is None:  # cKDTree raises TypeError here too
         raise TypeError("quoct: k must be an integer >= 1 or a non-empty list of them, not None")
@@ -265,7 +252,7 @@ class Tree:
     boxsize : ndarray of shape (m,), or None
 
     Differences from cKDTree: see ``help(quoct)``; in short closed balls, exact answers
-    with no rounding slack, ties by smaller index, p = 1, 2 or inf, ValueError for NaN.
+    with no rounding slack, ties by smaller index, any Minkowski p >= 1, ValueError for NaN.
     Thread-safety: immutable once built; every method may run from many threads.
     """
 
@@ -372,7 +359,7 @@ class Tree:
             Radius, or radii broadcast against ``x.shape[:-1]``. Must be >= 0; inf takes
             every point.
         p : float
-            1, 2 (Euclidean) or inf: the Minkowski distance (1 and inf not with boxsize).
+            Minkowski p >= 1: 2 (Euclidean, the default), 1, inf, or any other.
         eps : float
             Ignored (answers are exact); must be >= 0.
         workers : int
@@ -391,7 +378,7 @@ class Tree:
         Raises
         ------
         ValueError
-            Wrong shape or dtype, NaN or infinite x, NaN or negative r, p not 1, 2 or inf, bad workers.
+            Wrong shape or dtype, NaN or infinite x, NaN or negative r, p below 1 or NaN, bad workers.
             With a boxsize, x is first wrapped into the box.
         """
         return _ball_point(self._core, self.m, x, r, p, eps, workers, return_sorted, return_length)
@@ -407,7 +394,7 @@ class Tree:
         eps : float
             Ignored (answers are exact); must be >= 0.
         p : float
-            1, 2 or inf (1 and inf not with boxsize).
+            Minkowski p >= 1 (1, 2, inf or any other).
         distance_upper_bound : float
             Only neighbours at distance <= this (closed: ``sum((p - x)**2) <= bound**2``).
             The search is capped by it from the start, so a small bound makes the query
@@ -430,7 +417,7 @@ class Tree:
         Raises
         ------
         ValueError
-            Wrong shape or dtype, NaN or infinite x, k < 1, negative bound, p not 1, 2 or inf.
+            Wrong shape or dtype, NaN or infinite x, k < 1, negative bound, p below 1 or NaN.
         """
         return _knn(self._core, self.m, x, k, eps, p, distance_upper_bound, workers)
 
@@ -442,7 +429,7 @@ class Tree:
         r : float
             Radius, >= 0 (0 pairs up equal points).
         p, eps : float
-            p is 1, 2 or inf; eps is ignored.
+            Minkowski p >= 1; eps is ignored.
         output_type : {"set", "ndarray"}
             A set of tuples (cKDTree's default), or an int64 array of shape (npairs, 2)
             sorted by (i, j).
@@ -454,7 +441,7 @@ class Tree:
         Raises
         ------
         ValueError
-            NaN or negative r, p not 1, 2 or inf, unknown output_type.
+            NaN or negative r, p below 1 or NaN, unknown output_type.
         """
         norm = _check_p_eps(p, eps)
         if output_type not in ("set", "ndarray"):
@@ -462,7 +449,7 @@ class Tree:
         if norm is None:
             pairs = self._core.pairs(_radius(r), _threads(workers))
         else:  # from the balls of every point, each pair once
-            i, j = self._lists_to_pairs(self._ball_tree_norm(self, _radius(r), _threads(workers), norm))
+            i, j, _, _ = self._core.pairs_norm(self._core, _radius(r), _threads(workers), norm)
             keep = i < j
             pairs = _np.stack([i[keep], j[keep]], axis=1).astype(_np.int64).reshape(-1, 2)
         if output_type == "ndarray":
@@ -479,7 +466,7 @@ class Tree:
         r : float
             Radius, >= 0.
         p, eps : float
-            p is 1, 2 or inf; eps is ignored.
+            Minkowski p >= 1; eps is ignored.
         workers : int
             Threads (a quoct extension).
 
@@ -490,7 +477,7 @@ class Tree:
         Raises
         ------
         ValueError
-            other not a Tree of the same dimension and boxsize, NaN or negative r, p not 1, 2 or inf.
+            other not a Tree of the same dimension and boxsize, NaN or negative r, p below 1 or NaN.
         """
         norm = _check_p_eps(p, eps)
         self._check_other(other)
@@ -499,8 +486,7 @@ class Tree:
         return self._core.ball_tree(other._core, _radius(r), _threads(workers))
 
     def _ball_tree_norm(self, other, r, threads, norm):
-        """query_ball_tree for Minkowski p = 1 or inf: other's ball lists around our points."""
-        _norm_core(other._core, norm)
+        """query_ball_tree for Minkowski p other than 2: other's ball lists around our points."""
         if self.n == 0:
             return []
         found = other._core.ball_norm(self._core.points(), _np.full(self.n, r), threads, True, norm)
@@ -525,7 +511,7 @@ class Tree:
         r : float or 1-D array_like
             Radius or radii, each >= 0.
         p : float
-            1, 2 or inf (1 and inf not with boxsize).
+            Minkowski p >= 1 (1, 2, inf or any other).
         weights : tuple, array_like or None
             None: every pair counts 1. A tuple (w_self, w_other) of 1-D arrays (either
             may be None, weight 1): a pair (i, j) counts w_self[i] * w_other[j]. One
@@ -550,7 +536,7 @@ class Tree:
         ------
         ValueError
             other not a compatible Tree, r not scalar or 1-D, NaN or negative r,
-            decreasing r with cumulative=False, p not 1, 2 or inf, bad workers, weights of the
+            decreasing r with cumulative=False, p below 1 or NaN, bad workers, weights of the
             wrong length, one weights array for two different trees.
         """
         norm = _check_p_eps(p, 0)
@@ -570,7 +556,7 @@ class Tree:
                 counts = _np.diff(counts, prepend=0.0)
             return float(counts[0]) if radii.ndim == 0 else counts
         if norm is not None:  # a ball count in other around each of our points, per radius
-            core = _norm_core(other._core, norm)
+            core = other._core
             points = self._core.points()
             counts = _np.array([int(core.ball_count_norm(points, _np.full(self.n, r), threads, norm).sum())
                                 for r in flat], dtype=_np.int64)
@@ -594,7 +580,7 @@ class Tree:
         max_distance : float
             >= 0; pairs at exactly max_distance are included (closed, as every quoct ball).
         p : float
-            1, 2 or inf (1 and inf not with boxsize).
+            Minkowski p >= 1 (1, 2, inf or any other).
         output_type : str
             'dok_matrix' (default) or 'coo_matrix' (scipy.sparse, shape (n, other.n)),
             'dict' ({(i, j): distance}), or 'ndarray' (a structured array with fields
@@ -607,7 +593,7 @@ class Tree:
         Raises
         ------
         ValueError
-            other not a compatible Tree, NaN or negative max_distance, p not 1, 2 or inf, an
+            other not a compatible Tree, NaN or negative max_distance, p below 1 or NaN, an
             unknown output_type.
         """
         norm = _check_p_eps(p, 0)
@@ -616,7 +602,7 @@ class Tree:
             raise ValueError(f"quoct: output_type must be 'dok_matrix', 'coo_matrix', 'dict' or 'ndarray', "
                              f"got {output_type!r}")
         i, j, s, e = self._pairs_within(other, _radius(max_distance, "max_distance"), 1, norm)
-        v = _np.ldexp(_np.sqrt(s), e) if norm is None else s
+        v = _np.ldexp(_np.sqrt(s), e) if norm is None else e
         if output_type == "ndarray":
             out = _np.empty(len(i), dtype=[("i", _np.intp), ("j", _np.intp), ("v", _np.float64)])
             out["i"], out["j"], out["v"] = i, j, v
@@ -629,14 +615,15 @@ class Tree:
         return coo if output_type == "coo_matrix" else coo.todok()
 
     def _pairs_within(self, other, r, threads, norm=None):
-        """(i, j, s) of every pair within r (query_ball_tree's): ids in this tree and in
-        other, and the squared distance summed over the axes in order in float64 (for p = 1
-        the sum of |differences|, for p = inf their maximum: the trees' own predicates)."""
-        if norm is None:
-            lists = self._core.ball_tree(other._core, r, threads)
-        else:
-            lists = self._ball_tree_norm(other, r, threads, norm)
-        i, j = self._lists_to_pairs(lists)
+        """(i, j, s, e) of every pair within r (query_ball_tree's): ids in this tree and in
+        other, ordered by (i, j). For p = 2, s * 4^e is the squared distance (summed over
+        the axes in order in float64, with no overflow or underflow, as the trees decide
+        it). For another p, s is the value the trees' predicate compares (the sum, the
+        maximum, or the sum of p-th powers) and e the distance, both from the C++ side."""
+        if norm is not None:
+            i, j, s, d = self._core.pairs_norm(other._core, r, threads, norm)
+            return i.astype(_np.intp), j.astype(_np.intp), s, d
+        i, j = self._lists_to_pairs(self._core.ball_tree(other._core, r, threads))
         a, b = self._core.points(), (other._core.points() if other is not self else None)
         b = a if b is None else b
         diffs = []
@@ -645,11 +632,6 @@ class Tree:
             if self.boxsize is not None and self.boxsize[axis] > 0:
                 d = _np.minimum(d, self.boxsize[axis] - d)  # the nearer image
             diffs.append(d)
-        if norm is not None:  # p = 1 or inf: the trees' predicates, nothing squared
-            s = _np.zeros(len(i))
-            for d in diffs:
-                s = s + d if norm == 1 else _np.maximum(s, d)
-            return i, j, s, _np.zeros(len(i), dtype=_np.int64)
         # p = 2 as the trees decide it, with no overflow or underflow of the squares: each
         # pair scaled by 2^-e (exact), e its largest difference's exponent; the squared
         # distance is s * 4^e.
@@ -694,10 +676,11 @@ class Tree:
             w = w * w_self[i]
         if w_other is not None:
             w = w * w_other[j]
-        if norm is not None:  # a pair is within r when its distance is <= r
+        if norm is not None:  # a pair is within r when its value s is <= the radius's bound
             order = _np.argsort(s, kind="stable")
             total = _np.concatenate(([0.0], _np.cumsum(w[order])))
-            return total[_np.searchsorted(s[order], radii, side="right")]
+            bounds = _core.norm_bounds(_np.ascontiguousarray(radii, dtype=_np.float64), norm)
+            return total[_np.searchsorted(s[order], bounds, side="right")]
         # p = 2: within r when s <= (r 2^-e)^2, the scaled form of the trees' d^2 <= r^2.
         out = _np.empty(len(radii))
         with _np.errstate(over="ignore", under="ignore"):  # (r 2^-e)^2 may leave the range: rightly

@@ -15,15 +15,7 @@ import pathlib
 import subprocess
 import sys
 
-LARGE_P = "p other than 1, 2 and inf is not supported yet (this test takes p = 100)"
-PERIODIC_P = "p other than 2 is not supported with boxsize yet"
 EXPECTED = {
-    "Test_random_ball_largep_issue9890_Tree::test_in_ball": LARGE_P,
-    "Test_random_ball_largep_issue9890_Tree::test_found_all": LARGE_P,
-    "Test_two_random_trees_linf_periodic_Tree::test_all_in_ball": PERIODIC_P,
-    "Test_two_random_trees_linf_periodic_Tree::test_found_all": PERIODIC_P,
-    "test_kdtree_box[Tree]": PERIODIC_P + ", nor p = 3",
-    "test_kdtree_box_0boxsize[Tree]": PERIODIC_P + ", nor p = 3",
     "test_random_ball_vectorized[Tree]": "quoct.Tree takes 1 to 4 dimensions; this test builds a 5-D tree",
     "test_query_pairs_eps[Tree]": "answers are exact whatever eps says; the test expects eps to add pairs "
                                   "just beyond r",

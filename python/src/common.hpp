@@ -22,6 +22,7 @@
 
 #include <quoct/orthtree.hpp>
 #include <quoct/parallel.hpp>
+#include <quoct/periodic.hpp>
 
 namespace quoct_py {
 
@@ -271,9 +272,10 @@ void fill_knn(const Index& index, const std::vector<P>& pts, std::size_t k, doub
     }, quoct::detail::sim::batch_chunk);
 }
 
-/// A tree seen through a Minkowski norm (p = 1 or infinity, <quoct/minkowski.hpp>), with the
-/// query, count and nearest members batch_query, batch_count and fill_knn call: a query ball
-/// is the norm's ball of its centre and radius; nearest gives the distances themselves.
+/// A tree seen through a Minkowski norm (<quoct/minkowski.hpp>), with the query, count and
+/// nearest members batch_query, batch_count and fill_knn call: a query ball is the norm's
+/// ball of its centre and radius; nearest gives the distances themselves. Tree is an
+/// orthtree or a dynamic_orthtree; a periodic_index has its own below.
 template <class Tree>
 struct minkowski_view {
     using id_type = typename Tree::id_type;
@@ -295,7 +297,40 @@ struct minkowski_view {
                  std::vector<quoct::neighbor<scalar_type, id_type>>& out) const {
         out = quoct::nearest(tree, p, k, kind, bound);
     }
+    /// The per-axis gap between two points as the norm's predicate takes it.
+    scalar_type gap(std::size_t, scalar_type a, scalar_type b) const noexcept { return std::abs(a - b); }
 };
+
+/// The same for a periodic index: minimum-image gaps (quoct/periodic.hpp).
+template <class Index>
+struct minkowski_view<quoct::periodic_index<Index>> {
+    using tree_type = quoct::periodic_index<Index>;
+    using id_type = typename tree_type::id_type;
+    using scalar_type = typename tree_type::scalar_type;
+    using point_type = typename tree_type::point_type;
+    static constexpr std::size_t dimension = tree_type::dimension;
+    const tree_type& tree;
+    quoct::norm kind;
+
+    auto shape(const quoct::ball<scalar_type, dimension>& b) const {
+        return quoct::make_periodic_minkowski_ball(tree, b.center, b.radius, kind);
+    }
+    void query(const quoct::ball<scalar_type, dimension>& b, std::vector<id_type>& out) const {
+        out.clear();
+        tree.base().query_shape(shape(b), out);
+    }
+    std::size_t count(const quoct::ball<scalar_type, dimension>& b) const { return tree.base().count_shape(shape(b)); }
+    void nearest(const point_type& p, std::size_t k, scalar_type bound,
+                 std::vector<quoct::neighbor<scalar_type, id_type>>& out) const {
+        out = quoct::nearest(tree, p, k, kind, bound);
+    }
+    scalar_type gap(std::size_t a, scalar_type x, scalar_type y) const noexcept {
+        return tree.domain().axis_distance(a, x, y);
+    }
+};
+
+/// The norm of Minkowski p (>= 1), for the _norm methods.
+inline quoct::norm norm_of(double p) { return quoct::norm::minkowski(p); }
 
 void bind_tree(py::module_& m);
 void bind_dynamic(py::module_& m);

@@ -144,47 +144,44 @@ public:
         return py::make_tuple(res.distances, res.ids);
     }
 
-    // Minkowski p = 1 (norm 1) or infinity (norm 0): as ball, ball_count and knn.
-    py::array ball_norm(const darray& x, const darray& r, unsigned threads, bool sorted, int norm) const {
+    // Minkowski p (>= 1; 2 also answers here): as ball, ball_count and knn.
+    py::array ball_norm(const darray& x, const darray& r, unsigned threads, bool sorted, double p) const {
         const auto balls = balls_of<D>(x, r);
         rows_type rows;
         std::size_t bound = 0;
         {
             py::gil_scoped_release nogil;
             std::shared_lock<std::shared_mutex> lock(mutex_);
-            rows = quoct::batch_query(view(norm), balls.data(), balls.size(), threads);
+            rows = quoct::batch_query(view(p), balls.data(), balls.size(), threads);
             bound = index_.id_bound();
             if (sorted) sort_rows(rows, bound, threads);
         }
         return object_array_of_lists(rows, bound);
     }
-    iarray ball_count_norm(const darray& x, const darray& r, unsigned threads, int norm) const {
+    iarray ball_count_norm(const darray& x, const darray& r, unsigned threads, double p) const {
         const auto balls = balls_of<D>(x, r);
         std::vector<std::size_t> counts;
         {
             py::gil_scoped_release nogil;
             std::shared_lock<std::shared_mutex> lock(mutex_);
-            counts = quoct::batch_count(view(norm), balls.data(), balls.size(), threads);
+            counts = quoct::batch_count(view(p), balls.data(), balls.size(), threads);
         }
         return int_array(counts);
     }
-    py::tuple knn_norm(const darray& x, std::size_t k, double bound, unsigned threads, int norm) const {
+    py::tuple knn_norm(const darray& x, std::size_t k, double bound, unsigned threads, double p) const {
         rows_of(x, D, "x");
         const auto pts = points_of<D>(x);
         knn_result res = knn_arrays(pts.size(), k);
         {
             py::gil_scoped_release nogil;
             std::shared_lock<std::shared_mutex> lock(mutex_);
-            fill_knn(view(norm), pts, k, bound, index_.id_bound(), threads, res, false);
+            fill_knn(view(p), pts, k, bound, index_.id_bound(), threads, res, false);
         }
         return py::make_tuple(res.distances, res.ids);
     }
 
 private:
-    minkowski_view<index_type> view(int norm) const {
-        if (norm != 0 && norm != 1) throw std::invalid_argument("quoct: norm must be 1 (p = 1) or 0 (p = inf)");
-        return {index_, norm == 1 ? quoct::norm::l1 : quoct::norm::linf};
-    }
+    minkowski_view<index_type> view(double p) const { return {index_, norm_of(p)}; }
 
     static point_type one_point(const darray& p) {
         if (p.ndim() != 1 || static_cast<std::size_t>(p.shape(0)) != D)
@@ -226,9 +223,9 @@ void bind_dynamic_d(py::module_& m) {
         .def("ball_count", &core::ball_count, py::arg("x"), py::arg("r"), py::arg("threads"))
         .def("knn", &core::knn, py::arg("x"), py::arg("k"), py::arg("bound"), py::arg("threads"))
         .def("ball_norm", &core::ball_norm, py::arg("x"), py::arg("r"), py::arg("threads"), py::arg("sorted"),
-             py::arg("norm"))
-        .def("ball_count_norm", &core::ball_count_norm, py::arg("x"), py::arg("r"), py::arg("threads"), py::arg("norm"))
-        .def("knn_norm", &core::knn_norm, py::arg("x"), py::arg("k"), py::arg("bound"), py::arg("threads"), py::arg("norm"));
+             py::arg("p"))
+        .def("ball_count_norm", &core::ball_count_norm, py::arg("x"), py::arg("r"), py::arg("threads"), py::arg("p"))
+        .def("knn_norm", &core::knn_norm, py::arg("x"), py::arg("k"), py::arg("bound"), py::arg("threads"), py::arg("p"));
 }
 
 // A dynamic core of the type a file holds, read by read(index type); false if not of dimension D.

@@ -96,36 +96,89 @@ public:
         return int_array(counts);
     }
 
-    // Minkowski p = 1 (norm 1) or infinity (norm 0) on a plain tree: ball lists (sorted or
-    // not), ball counts, k nearest. The Python layer refuses them for periodic trees.
-    py::array ball_norm(const darray& x, const darray& r, unsigned threads, bool sorted, int norm) const {
+    // Minkowski p (>= 1; 2 answers here too), plain or periodic (minimum image, query
+    // points wrapped into the box as for p = 2): ball lists (sorted or not), ball counts,
+    // k nearest with the distances themselves.
+    py::array ball_norm(const darray& x, const darray& r, unsigned threads, bool sorted, double p) const {
         auto balls = balls_of<D>(x, r);
         rows_type rows;
         {
             py::gil_scoped_release nogil;
-            rows = quoct::batch_query(view(norm), balls.data(), balls.size(), threads);
+            wrap_centres(balls);
+            with_view(p, [&](const auto& v) { rows = quoct::batch_query(v, balls.data(), balls.size(), threads); });
             if (sorted) sort_rows(rows, n(), threads);
         }
         return object_array_of_lists(rows, n());
     }
-    iarray ball_count_norm(const darray& x, const darray& r, unsigned threads, int norm) const {
+    iarray ball_count_norm(const darray& x, const darray& r, unsigned threads, double p) const {
         auto balls = balls_of<D>(x, r);
         std::vector<std::size_t> counts;
         {
             py::gil_scoped_release nogil;
-            counts = quoct::batch_count(view(norm), balls.data(), balls.size(), threads);
+            wrap_centres(balls);
+            with_view(p, [&](const auto& v) { counts = quoct::batch_count(v, balls.data(), balls.size(), threads); });
         }
         return int_array(counts);
     }
-    py::tuple knn_norm(const darray& x, std::size_t k, double bound, unsigned threads, int norm) const {
+    py::tuple knn_norm(const darray& x, std::size_t k, double bound, unsigned threads, double p) const {
         rows_of(x, D, "x");
         auto pts = points_of<D>(x);
         knn_result res = knn_arrays(pts.size(), k);
         {
             py::gil_scoped_release nogil;
-            fill_knn(view(norm), pts, k, bound, n(), threads, res, false);
+            wrap_points(pts);
+            with_view(p, [&](const auto& v) { fill_knn(v, pts, k, bound, n(), threads, res, false); });
         }
         return py::make_tuple(res.distances, res.ids);
+    }
+
+    // Every pair (i of ours, j of other's) within r by Minkowski p (other's minimum image
+    // when periodic), ordered by (i, j), as int64 arrays i and j and float64 s: the value
+    // the norm's predicate compares (the sum, the maximum, or the sum of p-th powers; for
+    // p = 2 the squared distance rounded in float64), and float64 d: the distance (s itself,
+    // its p-th root, or its square root).
+    py::tuple pairs_norm(const tree_core& other, double r, unsigned threads, double p) const {
+        const quoct::norm kind = norm_of(p);
+        rows_type rows;
+        std::vector<point_type> ours(n());
+        iarray i_out, j_out;
+        py::array_t<double> s_out, d_out;
+        {
+            py::gil_scoped_release nogil;
+            std::vector<ball_type> balls(n());
+            for (std::size_t i = 0; i < n(); ++i) {
+                ours[i] = base().point(static_cast<id_type>(i));
+                balls[i] = ball_type{ours[i], r};
+            }
+            other.with_view(p, [&](const auto& v) { rows = quoct::batch_query(v, balls.data(), balls.size(), threads); });
+            sort_rows(rows, other.n(), threads);
+        }
+        const std::size_t total = rows.values.size();
+        i_out = iarray(static_cast<py::ssize_t>(total));
+        j_out = iarray(static_cast<py::ssize_t>(total));
+        s_out = py::array_t<double>(static_cast<py::ssize_t>(total));
+        d_out = py::array_t<double>(static_cast<py::ssize_t>(total));
+        std::int64_t* io = i_out.mutable_data();
+        std::int64_t* jo = j_out.mutable_data();
+        double* so = s_out.mutable_data();
+        double* dout = d_out.mutable_data();
+        {
+            py::gil_scoped_release nogil;
+            const quoct::detail::norm_terms<double> terms(kind);
+            other.with_view(p, [&](const auto& v) {
+                quoct::parallel_for(rows.rows(), threads, [&](std::size_t i) {
+                    for (std::size_t at = rows.offsets[i]; at < rows.offsets[i + 1]; ++at) {
+                        const id_type j = rows.values[at];
+                        const point_type q = other.base().point(j);
+                        io[at] = static_cast<std::int64_t>(i);
+                        jo[at] = static_cast<std::int64_t>(j);
+                        so[at] = terms.template sum<D>([&](std::size_t a) { return v.gap(a, ours[i][a], q[a]); });
+                        dout[at] = terms.distance_of(so[at]);
+                    }
+                }, 64);
+            });
+        }
+        return py::make_tuple(i_out, j_out, s_out, d_out);
     }
 
     // The k nearest of each x[i] within distance `bound` (closed), closest first.
@@ -135,15 +188,11 @@ public:
         knn_result res = knn_arrays(pts.size(), k);
         {
             py::gil_scoped_release nogil;
-            if (periodic_) {
-                // As for balls: wrapped into the box (minimum image), a NaN or infinite
-                // point left for the query to refuse.
-                for (auto& p : pts)
-                    if (quoct::is_finite(p)) p = periodic_->domain().wrap(p);
-                fill_knn(*periodic_, pts, k, bound, n(), threads, res);
-            } else {
-                fill_knn(*plain_, pts, k, bound, n(), threads, res);
-            }
+            // As for balls: wrapped into the box (minimum image), a NaN or infinite point
+            // left for the query to refuse.
+            wrap_points(pts);
+            if (periodic_) fill_knn(*periodic_, pts, k, bound, n(), threads, res);
+            else fill_knn(*plain_, pts, k, bound, n(), threads, res);
         }
         return py::make_tuple(res.distances, res.ids);
     }
@@ -215,10 +264,18 @@ public:
 
 private:
     const tree_type& base() const noexcept { return periodic_ ? periodic_->base() : *plain_; }
-    minkowski_view<tree_type> view(int norm) const {
-        if (periodic_) throw std::invalid_argument("quoct: p other than 2 is not supported with boxsize");
-        if (norm != 0 && norm != 1) throw std::invalid_argument("quoct: norm must be 1 (p = 1) or 0 (p = inf)");
-        return {*plain_, norm == 1 ? quoct::norm::l1 : quoct::norm::linf};
+    // f(view) with the tree seen through Minkowski p: plain or periodic.
+    template <class F>
+    void with_view(double p, F&& f) const {
+        if (periodic_) f(minkowski_view<periodic_type>{*periodic_, norm_of(p)});
+        else f(minkowski_view<tree_type>{*plain_, norm_of(p)});
+    }
+
+    // k-nearest query points wrapped into a periodic box, as for balls.
+    void wrap_points(std::vector<point_type>& pts) const noexcept {
+        if (!periodic_) return;
+        for (auto& q : pts)
+            if (quoct::is_finite(q)) q = periodic_->domain().wrap(q);
     }
 
     // scipy wraps query points into a periodic box; a NaN or infinite centre is left for
@@ -260,10 +317,11 @@ void bind_tree_d(py::module_& m) {
         .def("ball_count", &core::ball_count, py::arg("x"), py::arg("r"), py::arg("threads"))
         .def("knn", &core::knn, py::arg("x"), py::arg("k"), py::arg("bound"), py::arg("threads"))
         .def("ball_norm", &core::ball_norm, py::arg("x"), py::arg("r"), py::arg("threads"), py::arg("sorted"),
-             py::arg("norm"))
-        .def("ball_count_norm", &core::ball_count_norm, py::arg("x"), py::arg("r"), py::arg("threads"), py::arg("norm"))
-        .def("knn_norm", &core::knn_norm, py::arg("x"), py::arg("k"), py::arg("bound"), py::arg("threads"), py::arg("norm"))
+             py::arg("p"))
+        .def("ball_count_norm", &core::ball_count_norm, py::arg("x"), py::arg("r"), py::arg("threads"), py::arg("p"))
+        .def("knn_norm", &core::knn_norm, py::arg("x"), py::arg("k"), py::arg("bound"), py::arg("threads"), py::arg("p"))
         .def("pairs", &core::pairs, py::arg("r"), py::arg("threads"))
+        .def("pairs_norm", &core::pairs_norm, py::arg("other"), py::arg("r"), py::arg("threads"), py::arg("p"))
         .def("ball_tree", &core::ball_tree, py::arg("other"), py::arg("r"), py::arg("threads"))
         .def("count_pairs", &core::count_pairs, py::arg("other"), py::arg("radii"), py::arg("threads"));
 }
@@ -301,6 +359,13 @@ void bind_tree(py::module_& m) {
     bind_tree_d<2>(m);
     bind_tree_d<3>(m);
     bind_tree_d<4>(m);
+    m.def("norm_bounds", [](const darray& radii, double p) {
+        // What the predicate of Minkowski p compares a pair's value s with, per radius.
+        const quoct::detail::norm_terms<double> terms(norm_of(p));
+        py::array_t<double> out(radii.size());
+        for (py::ssize_t i = 0; i < radii.size(); ++i) out.mutable_data()[i] = terms.bound_of(radii.data()[i]);
+        return out;
+    }, py::arg("radii"), py::arg("p"));
     m.def("tree_from_file", [](const std::string& path, bool mapped) {
         return read_tree(path, file_type(path), [&](auto t) { return read_from<typename decltype(t)::type>(path, mapped); });
     }, py::arg("path"), py::arg("mapped"));

@@ -1,6 +1,8 @@
 """quoct.Tree against scipy.spatial.cKDTree and brute force on the same float64 data."""
 
 import gc
+import ctypes
+import ctypes.util
 import json
 import os
 import weakref
@@ -500,78 +502,103 @@ def test_single_query_gives_python_scalars_and_workers_minus_one(rng, monkeypatc
         t.query([0.5, 0.5, 0.5], workers=-1)
 
 
-@pytest.mark.parametrize("p", [1, np.inf])
-def test_minkowski_p_against_brute_force(p):
-    # Integer lattice: many points exactly at distance r (closed balls), many ties.
-    pts = lattice(3, 3)
-    t = quoct.Tree(pts)
-    centres = np.array([[0, 0, 0], [1, -2, 3], [0.5, 0.5, 0]])
+_libm = ctypes.CDLL(ctypes.util.find_library("m"))
+_libm.pow.restype = ctypes.c_double
+_libm.pow.argtypes = (ctypes.c_double, ctypes.c_double)
+
+
+def c_pow(x, y):
+    """C's pow (inf on overflow, 0 on underflow), as the trees compute it."""
+    return _libm.pow(float(x), float(y))
+
+
+def minkowski_values(a, x, p, boxsize=None):
+    """The value each row of a has against x by the trees' predicate of Minkowski p: the
+    axis gaps (minimum image where boxsize wraps), summed (p = 1), their largest (inf),
+    or the sum of C's pow(gap, p) in axis order."""
+    d = np.abs(np.asarray(a, dtype=float) - np.asarray(x, dtype=float))
+    if boxsize is not None:
+        box = np.broadcast_to(np.asarray(boxsize, dtype=float), d.shape[-1:])
+        d = np.where(box > 0, np.minimum(d, box - d), d)
+    if p == 1:
+        return d.sum(axis=1)
+    if p == np.inf:
+        return d.max(axis=1)
+    out = np.zeros(len(d))
+    for axis in range(d.shape[1]):
+        out = out + np.array([c_pow(g, p) for g in d[:, axis]])
+    return out
+
+
+def minkowski_bound(r, p):
+    return r if p in (1, np.inf) else c_pow(r, p)
+
+
+def minkowski_distance(v, p):
+    return v if p in (1, np.inf) else c_pow(v, 1 / p)
+
+
+MINKOWSKI_P = [1, np.inf, 3, 1.5, 7.25]
+
+
+@pytest.mark.parametrize("boxsize", [None, 7.0])
+@pytest.mark.parametrize("p", MINKOWSKI_P)
+def test_minkowski_p_against_brute_force(p, boxsize):
+    # Integer lattice: many points exactly at distance r (closed balls), many ties. With a
+    # boxsize of 7 the lattice [0, 6]^3 fills the box: neighbours across the wrap too.
+    pts = lattice(3, 3) + (3 if boxsize else 0)
+    t = quoct.Tree(pts, boxsize=boxsize)
+    centres = np.array([[0, 0, 0], [1, 2, 3], [0.5, 0.5, 0], [6.5, 0, 3]])
+    centres = centres if boxsize else centres - 1
 
     def dist(a, x):
-        d = np.abs(a - x)
-        return d.sum(axis=1) if p == 1 else d.max(axis=1)
+        return minkowski_values(a, x, p, boxsize)
 
     for x in centres:
         dd = dist(pts, x)
         for r in (0.0, 1.0, 2.0, 3.5):
-            want = sorted(np.nonzero(dd <= r)[0].tolist())
+            want = sorted(np.nonzero(dd <= minkowski_bound(r, p))[0].tolist())
             assert t.query_ball_point(x, r, p=p, return_sorted=True) == want
             assert t.query_ball_point(x, r, p=p, return_length=True) == len(want)
-        order = np.lexsort((np.arange(len(pts)), dd))[:7]  # by (distance, index)
+        order = np.lexsort((np.arange(len(pts)), dd))[:7]  # by (value, index)
         d, i = t.query(x, k=7, p=p)
         np.testing.assert_array_equal(i, order)
-        np.testing.assert_array_equal(d, dd[order])
+        np.testing.assert_array_equal(d, [minkowski_distance(v, p) for v in dd[order]])
         d, i = t.query(x, k=40, p=p, distance_upper_bound=1.0)
-        inside = [j for j in np.lexsort((np.arange(len(pts)), dd)) if dd[j] <= 1.0][:40]
+        inside = [j for j in np.lexsort((np.arange(len(pts)), dd)) if dd[j] <= minkowski_bound(1.0, p)][:40]
         np.testing.assert_array_equal(i[: len(inside)], inside)
         assert (i[len(inside):] == len(pts)).all() and np.isinf(d[len(inside):]).all()  # padding
         assert len(inside) < 40
     # Pairs, trees, counts and distances through the same predicate.
-    other = quoct.Tree(pts[::3] + 0.5)
+    other = quoct.Tree((pts[::3] + 0.5) % 7 if boxsize else pts[::3] + 0.5, boxsize=boxsize)
     r = 2.0
     lists = t.query_ball_tree(other, r, p=p)
     for a, row in enumerate(lists):
-        assert row == sorted(np.nonzero(dist(other.data, pts[a]) <= r)[0].tolist())
-    want = [sum((dist(other.data, q) <= rr).sum() for q in pts) for rr in (1.0, 2.0)]
+        assert row == sorted(np.nonzero(dist(other.data, pts[a]) <= minkowski_bound(r, p))[0].tolist())
+    want = [sum((dist(other.data, q) <= minkowski_bound(rr, p)).sum() for q in pts) for rr in (1.0, 2.0)]
     counted = t.count_neighbors(other, [1.0, 2.0], p=p)
     assert counted.dtype == np.int64 and counted.tolist() == want
     binned = t.count_neighbors(other, [1.0, 2.0], p=p, cumulative=False)
     assert binned.dtype == np.int64 and binned.tolist() == [want[0], want[1] - want[0]]
     assert type(t.count_neighbors(other, 2.0, p=p)) is int
+    weighted = t.count_neighbors(other, [1.0, 2.0], p=p, weights=(np.ones(len(pts)), np.full(other.n, 2.0)))
+    np.testing.assert_array_equal(weighted, 2.0 * np.array(want))
     pairs = t.query_pairs(1.0, p=p)
     assert pairs == {(a, b) for a in range(len(pts)) for b in range(a + 1, len(pts))
-                     if dist(pts[b:b + 1], pts[a])[0] <= 1.0}
+                     if dist(pts[b:b + 1], pts[a])[0] <= minkowski_bound(1.0, p)}
     m = t.sparse_distance_matrix(other, r, p=p, output_type="dict")
-    assert m == {(a, b): float(dist(other.data[b:b + 1], pts[a])[0]) for a, row in enumerate(lists) for b in row}
+    assert m == {(a, b): minkowski_distance(float(dist(other.data[b:b + 1], pts[a])[0]), p)
+                 for a, row in enumerate(lists) for b in row}
 
 
-def test_minkowski_p_refused_where_not_supported(rng):
-    pts = rng.random((50, 2))
-    with pytest.raises(ValueError, match="boxsize"):
-        quoct.Tree(pts, boxsize=1.0).query_ball_point([0.5, 0.5], 0.1, p=1)
-
-
-@pytest.mark.parametrize("p", [1, np.inf])
-def test_minkowski_p_on_a_dynamic_tree_against_brute_force(rng, p):
-    pts = lattice(2, 4)
-    dyn = quoct.DynamicTree(pts)
-    for i in range(0, len(pts), 3):
-        dyn.erase(i)
-    j = dyn.insert([0.5, 0.5])
-    live = {i: pts[i] for i in range(len(pts)) if i % 3 != 0}
-    live[j] = np.array([0.5, 0.5])
-    ids = np.array(sorted(live))
-    coords = np.array([live[i] for i in ids])
-    for x in ([0.0, 0.0], [1.5, -2.0]):
-        d = np.abs(coords - x)
-        dd = d.sum(axis=1) if p == 1 else d.max(axis=1)
-        for r in (0.0, 1.0, 2.5):
-            assert dyn.query_ball_point(x, r, p=p, return_sorted=True) == ids[dd <= r].tolist()
-            assert dyn.query_ball_point(x, r, p=p, return_length=True) == int((dd <= r).sum())
-        order = np.lexsort((ids, dd))[:5]
-        got_d, got_i = dyn.query(x, k=5, p=p)
-        np.testing.assert_array_equal(got_i, ids[order])
-        np.testing.assert_array_equal(got_d, dd[order])
+def test_minkowski_large_p_overflow_and_underflow():
+    # p = 100: gaps above ~1.2e3 overflow to inf (outside any finite r whose power is
+    # finite), gaps below ~1e-3 underflow to 0 (inside every ball): the predicate as written.
+    pts = np.array([[0.0, 0.0], [2000.0, 0.0], [1e-4, 1e-4], [0.5, 0.5], [1.0, 0.0]])
+    t = quoct.Tree(pts)
+    for r in (0.0, 1e-5, 0.5, 1.0, 1e3, 1e4):
+        want = [i for i, v in enumerate(minkowski_values(pts, [0, 0], 100)) if v <= minkowski_bound(r, 100)]
+        assert t.query_ball_point([0, 0], r, p=100, return_sorted=True) == want
 
 
 def test_ckdtree_argument_habits(rng):
