@@ -62,31 +62,46 @@ from ._core import FileError
 __all__ = ["Tree", "DynamicTree", "FileError", "geo"]
 __version__ = _core.__version__
 
-_MAX_DIM = 4
+_MAX_DIM = 8  # Tree; DynamicTree takes up to _MAX_DYNAMIC_DIM
+_MAX_DYNAMIC_DIM = 4
 
 
 # --- argument checks shared by the classes ---------------------------------------------
 
 
-def _float_array(a, what):
-    """a as a C-contiguous float64 array (a copy unless it already is one)."""
+def _float_array(a, what, dtype=_np.float64):
+    """a as a C-contiguous array of dtype (float64 unless told; a copy unless it already is one)."""
     try:
         arr = _np.asarray(a)
     except (ValueError, TypeError) as e:
         raise ValueError(f"quoct: {what} is not a numeric array: {e}") from None
     if arr.dtype.kind not in "biuf":
         raise ValueError(f"quoct: {what} must hold real numbers, not dtype {arr.dtype}")
-    return _np.asarray(arr, dtype=_np.float64, order="C")  # (ascontiguousarray would make 0-d 1-d)
+    with _np.errstate(over="ignore"):  # a float64 beyond float32's range: inf, refused by the tree
+        return _np.asarray(arr, dtype=dtype, order="C")  # (ascontiguousarray would make 0-d 1-d)
 
 
-def _points(data, what="data"):
-    """data as an (n, m) float64 array, m in 1..4."""
-    arr = _float_array(data, what)
+def _points(data, what="data", max_dim=_MAX_DIM, dtype=_np.float64):
+    """data as an (n, m) array of dtype, m in 1..max_dim."""
+    arr = _float_array(data, what, dtype)
     if arr.ndim != 2:
         raise ValueError(f"quoct: {what} must have shape (n, m), got shape {arr.shape}")
-    if not 1 <= arr.shape[1] <= _MAX_DIM:
-        raise ValueError(f"quoct: {what} must have 1 to {_MAX_DIM} columns (dimensions), got {arr.shape[1]}")
+    if not 1 <= arr.shape[1] <= max_dim:
+        raise ValueError(f"quoct: {what} must have 1 to {max_dim} columns (dimensions), got {arr.shape[1]}")
     return arr
+
+
+def _tree_dtype(dtype):
+    """The coordinate type of a Tree: float64 (None, the default) or float32."""
+    if dtype is None:
+        return _np.dtype(_np.float64)
+    try:
+        dt = _np.dtype(dtype)
+    except TypeError:
+        dt = None
+    if dt not in (_np.dtype(_np.float64), _np.dtype(_np.float32)):
+        raise ValueError(f"quoct: dtype must be float64 or float32, got {dtype!r}")
+    return dt
 
 
 def _threads(workers):
@@ -213,9 +228,10 @@ class Tree:
 
     Parameters
     ----------
-    data : array_like, shape (n, m)
-        The points: float64, float32, or any integer dtype (converted to float64). The
-        tree keeps its own copy, in its own order; ids are row numbers in ``data``.
+    data : array_like, shape (n, m), m from 1 to 8
+        The points: float64, float32, or any integer dtype (converted to the tree's
+        dtype). The tree keeps its own copy, in its own order; ids are row numbers in
+        ``data``.
     leafsize : int, optional
         A node with at most this many points is not split. Default None: quoct's value
         measured best for the dimension (32 in 2D, 48 otherwise; the
@@ -228,6 +244,13 @@ class Tree:
         ``boxsize[a]``; 0 leaves that axis open. Every point must lie in [0, boxsize)
         on the wrapping axes; query points are wrapped into it, and every query
         (``query`` included) measures the minimum-image distance.
+    dtype : float64 (default) or float32, keyword only
+        The type the tree stores and computes in. ``numpy.float32`` keeps the points
+        in half the memory: a float32 array is then not converted at all, other input
+        is rounded to float32, and every query rounds its points, radii and bounds to
+        float32 first and answers exactly by the same predicates computed in float32.
+        Distances come back as float64 arrays of those float32 values; ``data`` is
+        float32. Pair methods need both trees of the same dtype.
 
     Raises
     ------
@@ -239,7 +262,8 @@ class Tree:
     Attributes
     ----------
     data : ndarray, shape (n, m)
-        The points as float64, equal to the array passed in, made at the first access
+        The points (float64, or float32 for a float32 tree), equal to the array passed
+        in (rounded to the tree's dtype), made at the first access
         from the tree's own copy (the tree does not keep the caller's array alive, so
         memory holds the points once until ``data`` is read).
     n, m : int
@@ -250,14 +274,18 @@ class Tree:
         The smallest and largest coordinate on each axis (inf and -inf when n = 0).
     leafsize : int
     boxsize : ndarray of shape (m,), or None
+    dtype : numpy.dtype
+        float64 or float32.
 
     Differences from cKDTree: see ``help(quoct)``; in short closed balls, exact answers
     with no rounding slack, ties by smaller index, any Minkowski p >= 1, ValueError for NaN.
     Thread-safety: immutable once built; every method may run from many threads.
     """
 
-    def __init__(self, data, leafsize=None, compact_nodes=True, copy_data=False, balanced_tree=True, boxsize=None):
-        data = _points(data)
+    def __init__(self, data, leafsize=None, compact_nodes=True, copy_data=False, balanced_tree=True, boxsize=None,
+                 *, dtype=None):
+        self.dtype = _tree_dtype(dtype)
+        data = _points(data, dtype=self.dtype)
         m = data.shape[1]
         self.leafsize = _leafsize(leafsize, m)
         if boxsize is None:
@@ -272,7 +300,8 @@ class Tree:
             if not (_np.isfinite(box) & (box >= 0)).all():
                 raise ValueError(f"quoct: boxsize entries must be finite and >= 0, got {box}")
             self.boxsize = box.copy()
-        self._core = getattr(_core, f"Tree{m}")(data, self.leafsize, box)
+        suffix = "f" if self.dtype == _np.float32 else ""
+        self._core = getattr(_core, f"Tree{m}{suffix}")(data, self.leafsize, box)
         self._data = None  # the caller's array is not kept: the tree has its own copy
         self.m = m
         self.n = self._core.n
@@ -283,6 +312,7 @@ class Tree:
         self = cls.__new__(cls)
         self._core = core
         self._data = None
+        self.dtype = _np.dtype(core.dtype)
         self.m = core.mins.shape[0]
         self.n = core.n
         self.leafsize = core.leafsize
@@ -602,7 +632,7 @@ class Tree:
             raise ValueError(f"quoct: output_type must be 'dok_matrix', 'coo_matrix', 'dict' or 'ndarray', "
                              f"got {output_type!r}")
         i, j, s, e = self._pairs_within(other, _radius(max_distance, "max_distance"), 1, norm)
-        v = _np.ldexp(_np.sqrt(s), e) if norm is None else e
+        v = _np.ldexp(_np.sqrt(s), e).astype(_np.float64) if norm is None else e
         if output_type == "ndarray":
             out = _np.empty(len(i), dtype=[("i", _np.intp), ("j", _np.intp), ("v", _np.float64)])
             out["i"], out["j"], out["v"] = i, j, v
@@ -630,13 +660,14 @@ class Tree:
         for axis in range(self.m):
             d = _np.abs(a[i, axis] - b[j, axis])
             if self.boxsize is not None and self.boxsize[axis] > 0:
-                d = _np.minimum(d, self.boxsize[axis] - d)  # the nearer image
+                period = self.dtype.type(self.boxsize[axis])  # in the tree's type, as it wraps
+                d = _np.minimum(d, period - d)  # the nearer image
             diffs.append(d)
-        # p = 2 as the trees decide it, with no overflow or underflow of the squares: each
-        # pair scaled by 2^-e (exact), e its largest difference's exponent; the squared
-        # distance is s * 4^e.
-        e = _np.frexp(_np.maximum.reduce(diffs) if diffs else _np.zeros(len(i)))[1]
-        s = _np.zeros(len(i))
+        # p = 2 as the trees decide it, in the tree's type (a and b are float32 arrays for a
+        # float32 tree), with no overflow or underflow of the squares: each pair scaled by
+        # 2^-e (exact), e its largest difference's exponent; the squared distance is s * 4^e.
+        e = _np.frexp(_np.maximum.reduce(diffs) if diffs else _np.zeros(len(i), dtype=self.dtype))[1]
+        s = _np.zeros(len(i), dtype=self.dtype)
         with _np.errstate(under="ignore"):  # an axis far smaller than the largest adds nothing
             for d in diffs:
                 scaled = _np.ldexp(d, -e)
@@ -679,13 +710,13 @@ class Tree:
         if norm is not None:  # a pair is within r when its value s is <= the radius's bound
             order = _np.argsort(s, kind="stable")
             total = _np.concatenate(([0.0], _np.cumsum(w[order])))
-            bounds = _core.norm_bounds(_np.ascontiguousarray(radii, dtype=_np.float64), norm)
+            bounds = self._core.norm_bounds(_np.ascontiguousarray(radii, dtype=_np.float64), norm)
             return total[_np.searchsorted(s[order], bounds, side="right")]
         # p = 2: within r when s <= (r 2^-e)^2, the scaled form of the trees' d^2 <= r^2.
         out = _np.empty(len(radii))
         with _np.errstate(over="ignore", under="ignore"):  # (r 2^-e)^2 may leave the range: rightly
             for k, r in enumerate(radii):
-                scaled = _np.ldexp(_np.full(len(s), r), -e)
+                scaled = _np.ldexp(_np.full(len(s), r, dtype=s.dtype), -e)  # r rounded to the tree's type
                 out[k] = w[s <= scaled * scaled].sum()
         return out
 
@@ -699,6 +730,8 @@ class Tree:
         )
         if not same_box:
             raise ValueError("quoct: both trees must have the same boxsize (or none)")
+        if other.dtype != self.dtype:
+            raise ValueError(f"quoct: other is a {other.dtype} tree, this one {self.dtype}: both must have the same dtype")
 
 
 # --- the dynamic tree -------------------------------------------------------------------
@@ -728,7 +761,7 @@ class DynamicTree:
     """
 
     def __init__(self, data, leafsize=None):
-        data = _points(data)
+        data = _points(data, max_dim=_MAX_DYNAMIC_DIM)
         self.m = data.shape[1]
         self.leafsize = _leafsize(leafsize, self.m)
         self._core = getattr(_core, f"Dynamic{self.m}")(data, self.leafsize)

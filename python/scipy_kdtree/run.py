@@ -16,7 +16,6 @@ import subprocess
 import sys
 
 EXPECTED = {
-    "test_random_ball_vectorized[Tree]": "quoct.Tree takes 1 to 4 dimensions; this test builds a 5-D tree",
     "test_query_pairs_eps[Tree]": "answers are exact whatever eps says; the test expects eps to add pairs "
                                   "just beyond r",
     "test_ckdtree_view": "no .tree node view yet",

@@ -35,15 +35,16 @@ using darray = py::array_t<double, py::array::c_style | py::array::forcecast>;
 /// The integer arrays handed back to Python.
 using iarray = py::array_t<std::int64_t>;
 
-/// The rows of an (m, D) float64 array as quoct points (a small copy: query points only;
-/// trees read their data straight from the array through the flat constructors).
-template <std::size_t D>
-std::vector<quoct::point<double, D>> points_of(const darray& a) {
+/// The rows of an (m, D) float64 array as quoct points of T (a small copy: query points
+/// only; trees read their data straight from the array through the flat constructors).
+/// For T = float each coordinate is rounded to the nearest float.
+template <std::size_t D, class T = double>
+std::vector<quoct::point<T, D>> points_of(const darray& a) {
     const std::size_t m = static_cast<std::size_t>(a.shape(0));
     const double* v = a.data();
-    std::vector<quoct::point<double, D>> out(m);
+    std::vector<quoct::point<T, D>> out(m);
     for (std::size_t i = 0; i < m; ++i)
-        for (std::size_t k = 0; k < D; ++k) out[i][k] = v[i * D + k];
+        for (std::size_t k = 0; k < D; ++k) out[i][k] = static_cast<T>(v[i * D + k]);
     return out;
 }
 
@@ -209,16 +210,16 @@ inline std::size_t rows_of(const darray& x, std::size_t d, const char* what) {
     return static_cast<std::size_t>(x.shape(0));
 }
 
-/// Balls of centres x (m, D) and radii r (m,).
-template <std::size_t D>
-std::vector<quoct::ball<double, D>> balls_of(const darray& x, const darray& r) {
+/// Balls of centres x (m, D) and radii r (m,), in T (rounded to nearest for float).
+template <std::size_t D, class T = double>
+std::vector<quoct::ball<T, D>> balls_of(const darray& x, const darray& r) {
     const std::size_t m = rows_of(x, D, "x");
     if (r.ndim() != 1 || static_cast<std::size_t>(r.shape(0)) != m)
         throw std::invalid_argument("quoct: r must have one radius per query point");
-    const auto c = points_of<D>(x);
+    const auto c = points_of<D, T>(x);
     const double* rr = r.data();
-    std::vector<quoct::ball<double, D>> balls(m);
-    for (std::size_t i = 0; i < m; ++i) balls[i] = quoct::ball<double, D>{c[i], rr[i]};
+    std::vector<quoct::ball<T, D>> balls(m);
+    for (std::size_t i = 0; i < m; ++i) balls[i] = quoct::ball<T, D>{c[i], static_cast<T>(rr[i])};
     return balls;
 }
 
@@ -243,7 +244,8 @@ inline knn_result knn_arrays(std::size_t m, std::size_t k) {
 template <class Index, class P>
 void fill_knn(const Index& index, const std::vector<P>& pts, std::size_t k, double bound, std::size_t missing,
               unsigned threads, knn_result& res, bool squared = true) {
-    using N = quoct::neighbor<double, typename Index::id_type>;
+    using T = typename Index::scalar_type;
+    using N = quoct::neighbor<T, typename Index::id_type>;
     double* d = res.distances.mutable_data();
     std::int64_t* ids = res.ids.mutable_data();
     const auto order = quoct::detail::sim::query_order(pts.data(), pts.size(), true);
@@ -257,12 +259,12 @@ void fill_knn(const Index& index, const std::vector<P>& pts, std::size_t k, doub
     quoct::parallel_for(pts.size(), threads, [&](std::size_t q) {
         const std::size_t i = order.empty() ? q : order[q];
         thread_local std::vector<N> row;
-        index.nearest(at[q], k, bound, row);
+        index.nearest(at[q], k, static_cast<T>(bound), row);
         double* di = d + i * k;
         std::int64_t* ii = ids + i * k;
         std::size_t j = 0;
         for (; j < row.size(); ++j) {
-            di[j] = squared ? std::sqrt(row[j].distance_sq) : row[j].distance_sq;
+            di[j] = static_cast<double>(squared ? std::sqrt(row[j].distance_sq) : row[j].distance_sq);
             ii[j] = static_cast<std::int64_t>(row[j].id);
         }
         for (; j < k; ++j) {

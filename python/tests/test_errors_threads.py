@@ -22,8 +22,8 @@ def tree(rng):
         (np.array([[0.0, 1.0], [np.nan, 2.0]]), "point 1 has a NaN or infinite coordinate"),
         (np.array([[0.0, 1.0], [1.0, np.inf]]), "point 1 has a NaN or infinite coordinate"),
         (np.zeros(5), r"shape \(n, m\)"),
-        (np.zeros((4, 5)), "1 to 4 columns"),
-        (np.zeros((4, 0)), "1 to 4 columns"),
+        (np.zeros((4, 9)), "1 to 8 columns"),
+        (np.zeros((4, 0)), "1 to 8 columns"),
         (np.array([["a", "b"]]), "real numbers"),
         (np.array([[1 + 2j, 0]]), "real numbers"),
         (np.array([[1, None]], dtype=object), "real numbers"),
@@ -33,6 +33,21 @@ def tree(rng):
 def test_bad_data(data, message):
     with pytest.raises(ValueError, match=message):
         quoct.Tree(data)
+
+
+def test_bad_dtype_and_dynamic_dimensions():
+    with pytest.raises(ValueError, match="dtype must be float64 or float32"):
+        quoct.Tree(np.zeros((4, 2)), dtype=np.int32)
+    with pytest.raises(ValueError, match="dtype must be float64 or float32"):
+        quoct.Tree(np.zeros((4, 2)), dtype="float16")
+    # A float64 beyond float32's range becomes inf in a float32 tree: refused, naming the row.
+    with pytest.raises(ValueError, match="point 1 has a NaN or infinite coordinate"):
+        quoct.Tree(np.array([[0.0, 1.0], [1e300, 2.0]]), dtype=np.float32)
+    with pytest.raises(ValueError, match="1 to 4 columns"):
+        quoct.DynamicTree(np.zeros((4, 5)))
+    a, b = quoct.Tree(np.zeros((4, 2))), quoct.Tree(np.zeros((4, 2)), dtype=np.float32)
+    with pytest.raises(ValueError, match="same dtype"):
+        a.query_ball_tree(b, 0.1)
 
 
 @pytest.mark.parametrize("m", [1, 2, 3, 4])

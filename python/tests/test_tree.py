@@ -4,6 +4,7 @@ import gc
 import ctypes
 import ctypes.util
 import json
+import pickle
 import os
 import weakref
 
@@ -615,3 +616,76 @@ def test_ckdtree_argument_habits(rng):
         t2.query([0.5, 0.5], k=None)
     with pytest.raises(ValueError, match="k must be"):
         t2.query([0.5, 0.5], k=2.5)
+
+
+@pytest.mark.parametrize("m", [5, 6, 8])
+def test_five_to_eight_dimensions_against_brute_force(rng, m, tmp_path):
+    # Half-integer coordinates on a coarse grid: many points exactly at distance r.
+    pts = rng.integers(0, 4, size=(600, m)) / 2.0
+    t = quoct.Tree(pts, leafsize=4)
+    x = pts[:20]
+    for r in (0.0, 0.5, 1.0, 1.5):
+        want = [brute_ball(pts, q, r) for q in x]
+        assert [sorted(row) for row in t.query_ball_point(x, r)] == want
+        assert t.query_ball_point(x, r, return_length=True).tolist() == [len(w) for w in want]
+    d, i = t.query(x + 0.25, k=6)
+    for row_d, row_i, q in zip(d, i, x + 0.25):
+        bd, bi = brute_knn(pts, q, 6)
+        assert row_i.tolist() == bi.tolist()
+        np.testing.assert_array_equal(row_d, bd)
+    want_pairs = {(a, b) for a in range(len(pts)) for b in brute_ball(pts, pts[a], 0.5) if a < b}
+    assert t.query_pairs(0.5) == want_pairs
+    assert t.count_neighbors(t, [0.5, 1.0]).tolist() == [
+        sum(len(brute_ball(pts, q, r)) for q in pts) for r in (0.5, 1.0)]
+    for p in (1, np.inf, 3):
+        assert t.query_ball_point(x[0], 1.0, p=p, return_sorted=True) == np.nonzero(
+            minkowski_values(pts, x[0], p) <= minkowski_bound(1.0, p))[0].tolist()
+    t.save(tmp_path / "t.quoct")
+    np.testing.assert_array_equal(quoct.Tree.load(tmp_path / "t.quoct").data, pts)
+    assert pickle.loads(pickle.dumps(t)).query_ball_point(x[1], 1.0, return_sorted=True) == brute_ball(pts, x[1], 1.0)
+
+
+def float32_values(pts32, q32):
+    """Squared distances by the float32 predicate: differences, squares and the sum in axis
+    order, each rounded to float32 (no overflow or underflow at these scales)."""
+    s = np.zeros(len(pts32), dtype=np.float32)
+    for axis in range(pts32.shape[1]):
+        d = pts32[:, axis] - q32[axis]
+        s = s + d * d
+    return s
+
+
+@pytest.mark.parametrize("m", [2, 3, 7])
+def test_float32_tree_answers_by_the_float32_predicate(rng, m):
+    # Coordinates on a grid of 1/64: many ties and points exactly at r, in float32 too.
+    pts = (rng.integers(0, 64, size=(3000, m)) / 64).astype(np.float32)
+    t = quoct.Tree(pts, dtype=np.float32)
+    assert t.dtype == np.float32 and t.data.dtype == np.float32
+    np.testing.assert_array_equal(t.data, pts)
+    x = pts[:30].astype(np.float64)
+    for r in (0.0, 0.0625, 0.25):
+        got = t.query_ball_point(x, r)
+        for q, row in zip(pts[:30], got):
+            assert sorted(row) == np.nonzero(float32_values(pts, q) <= np.float32(r) * np.float32(r))[0].tolist()
+    d, i = t.query(x + 1 / 128, k=5)
+    assert d.dtype == np.float64
+    for q, row_d, row_i in zip((x + 1 / 128).astype(np.float32), d, i):
+        s = float32_values(pts, q)
+        order = np.lexsort((np.arange(len(pts)), s))[:5]
+        assert row_i.tolist() == order.tolist()
+        np.testing.assert_array_equal(row_d, np.sqrt(s[order]).astype(np.float64))
+    # Float64 points are rounded to float32.
+    shifted = pts.astype(np.float64) + 1e-12
+    np.testing.assert_array_equal(quoct.Tree(shifted, dtype=np.float32).data, shifted.astype(np.float32))
+    # Pairs and weights in float32 too: unit weights give the unweighted counts, every p.
+    u = quoct.Tree(pts[::7], dtype=np.float32)
+    radii = [0.0625, 0.125]
+    for p in (2, 1, np.inf, 3):
+        np.testing.assert_array_equal(
+            t.count_neighbors(u, radii, p=p, weights=(np.ones(t.n), np.ones(u.n))), t.count_neighbors(u, radii, p=p))
+        assert len(t.sparse_distance_matrix(u, 0.125, p=p, output_type="ndarray")) == t.count_neighbors(u, 0.125, p=p)
+    # Pickle and files keep the dtype; the points take half the bytes.
+    back = pickle.loads(pickle.dumps(t))
+    assert back.dtype == np.float32
+    assert back.query_ball_point(x[:3], 0.125).tolist() == t.query_ball_point(x[:3], 0.125).tolist()
+    assert len(pickle.dumps(t)) < 0.8 * len(pickle.dumps(quoct.Tree(pts)))
