@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Memory of Python spatial indexes, each measured in a process of its own: quoct.Tree,
 quoct.DynamicTree and quoct.geo.Index against scipy's cKDTree, pykdtree's KDTree and
-scikit-learn's KDTree (those found), on n uniform 3D float64 points (lon/lat for geo.Index).
+scikit-learn's KDTree (those found), on n uniform 3D float64 points (lon/lat for geo.Index),
+and quoct.Tree(dtype=float32) on the same points given as float32.
 
 For each, in MiB of resident memory, counting the points once: what the index holds after
 the build, the caller's array deleted (cKDTree keeps that array alive, quoct keeps a copy
@@ -23,7 +24,7 @@ import os
 import subprocess
 import sys
 
-LIBRARIES = ["quoct.Tree", "quoct.DynamicTree", "quoct.geo.Index", "cKDTree", "pykdtree", "sklearn"]
+LIBRARIES = ["quoct.Tree", "quoct.Tree float32", "quoct.DynamicTree", "quoct.geo.Index", "cKDTree", "pykdtree", "sklearn"]
 
 CHILD = r"""
 import gc, sys, time, json
@@ -47,6 +48,8 @@ if name == "quoct.geo.Index":
 else:
     pts = rng.random((n, 3))
 centres = pts[rng.choice(n, 1000, replace=False)].copy()
+if name == "quoct.Tree float32":  # float32 points in, a float32 tree (the data is then 12 bytes a point)
+    pts = pts.astype(np.float32)
 # Load the library before the baseline, so that its code is not counted.
 if name.startswith("quoct"):
     import quoct, quoct.geo
@@ -63,6 +66,8 @@ reset_peak()
 t0 = time.perf_counter()
 if name == "quoct.Tree":
     t = quoct.Tree(pts)
+elif name == "quoct.Tree float32":
+    t = quoct.Tree(pts, dtype=np.float32)
 elif name == "quoct.DynamicTree":
     t = quoct.DynamicTree(pts)
 elif name == "quoct.geo.Index":

@@ -739,3 +739,63 @@ TEMPLATE_TEST_CASE("orthtree: two distinct points with leaf_size 1 make a root a
                             brute_nearest(pts, b, 1)) == "");
     }
 }
+
+TEST_CASE("orthtree: node_at and stored_ids describe the tree: ranges, children, exact boxes", "[orthtree][nodes]") {
+    // Random points, a lattice with duplicates, and one point: the node view must hold for each.
+    std::mt19937_64 rng(11);
+    std::uniform_real_distribution<double> u(-1, 1);
+    std::vector<quoct::point<double, 3>> cloud(5000);
+    for (auto& p : cloud) p = {u(rng), u(rng), std::floor(4 * u(rng)) / 4};
+    quoct::build_options options;
+    options.leaf_size = 7;
+    for (const auto& pts : {cloud, std::vector<quoct::point<double, 3>>(40, quoct::point<double, 3>{1, 2, 3}),
+                            std::vector<quoct::point<double, 3>>{{0.5, 0.5, 0.5}}}) {
+        const quoct::orthtree<double, 3> tree(pts, options);
+        const std::size_t nodes = tree.node_count();
+        REQUIRE(nodes >= 1);
+        // stored_ids is a permutation of the ids.
+        std::vector<std::uint32_t> ids(tree.stored_ids(), tree.stored_ids() + tree.size());
+        std::vector<std::uint32_t> sorted = ids;
+        std::sort(sorted.begin(), sorted.end());
+        for (std::uint32_t i = 0; i < sorted.size(); ++i) REQUIRE(sorted[i] == i);
+        const auto root = tree.node_at(0);
+        CHECK(root.begin == 0);
+        CHECK(root.end == tree.size());
+        CHECK(root.subtree_end == nodes);
+        for (std::size_t i = 0; i < nodes; ++i) {
+            const auto n = tree.node_at(i);
+            REQUIRE(n.begin < n.end);
+            // The box is the exact bounds of the node's points.
+            quoct::box<double, 3> exact{{1e300, 1e300, 1e300}, {-1e300, -1e300, -1e300}};
+            for (std::size_t at = n.begin; at < n.end; ++at) {
+                const auto p = pts[ids[at]];
+                for (std::size_t a = 0; a < 3; ++a) {
+                    exact.lo[a] = std::min(exact.lo[a], p[a]);
+                    exact.hi[a] = std::max(exact.hi[a], p[a]);
+                }
+            }
+            for (std::size_t a = 0; a < 3; ++a) {
+                REQUIRE(n.box.lo[a] == exact.lo[a]);
+                REQUIRE(n.box.hi[a] == exact.hi[a]);
+            }
+            REQUIRE(n.leaf == (n.subtree_end == i + 1));
+            if (n.leaf) continue;
+            // The children (i + 1, then each one's subtree_end) split the range in order,
+            // at least two of them, at most 8.
+            std::size_t at = n.begin, count = 0;
+            for (std::size_t c = i + 1; c < n.subtree_end; c = tree.node_at(c).subtree_end, ++count) {
+                const auto child = tree.node_at(c);
+                REQUIRE(child.begin == at);
+                REQUIRE(child.subtree_end <= n.subtree_end);
+                at = child.end;
+            }
+            REQUIRE(at == n.end);
+            REQUIRE(count >= 2);
+            REQUIRE(count <= 8);
+        }
+        CHECK_THROWS_AS(tree.node_at(nodes), std::out_of_range);
+    }
+    const quoct::orthtree<double, 2> empty{std::vector<quoct::point<double, 2>>{}};
+    CHECK(empty.node_count() == 0);
+    CHECK_THROWS_AS(empty.node_at(0), std::out_of_range);
+}

@@ -274,6 +274,30 @@ public:
                                                                           : 0);
     }
 
+    /// One node of the tree, read-only, for inspection and interop (a node view like
+    /// cKDTree's .tree). Nodes are numbered 0 (the root) to node_count() - 1 in pre-order:
+    /// an internal node's first child is the next node, each child's subtree_end is its next
+    /// sibling, and the last child's is the parent's own subtree_end; a leaf's subtree_end
+    /// is its index + 1 (it has no children). Its points are stored positions [begin, end)
+    /// (their ids: stored_ids()), and box is the exact bounds of those points.
+    struct node_info {
+        std::size_t begin;        ///< first stored position of the node's points
+        std::size_t end;          ///< one past its last
+        std::size_t subtree_end;  ///< the first node after this node's subtree
+        box_type box;             ///< the smallest box holding its points
+        bool leaf;                ///< true when the node has no children
+    };
+    /// Node i (see node_info). Throws std::out_of_range if i >= node_count().
+    node_info node_at(std::size_t i) const {
+        if (i >= node_count())
+            throw std::out_of_range("quoct: node " + std::to_string(i) + " is not a node of the tree");
+        const node& n = nodes_[i];
+        return node_info{n.begin, nodes_[n.skip].begin, n.skip, box_of(n), is_leaf(n, i)};
+    }
+    /// The ids of the points in storage order (size() of them; a node's points are a run
+    /// [begin, end) of it): valid while the tree lives, read-only.
+    const Id* stored_ids() const noexcept { return ids_.data(); }
+
     /// The point with this id, as stored (converted to T). The first call builds a map from
     /// ids to stored positions, sizeof(Id) bytes per point, in O(n), once, safely when
     /// threads call at once; later calls are O(1). Throws std::out_of_range if
@@ -883,6 +907,7 @@ void orthtree<T, D, Id>::sort_input(const Source& points, const box_type& all, b
     st.items.resize(size_);
     for (std::size_t i = 0; i < size_; ++i) st.items[i] = quant.key(points[i]) << st.index_bits | i;
     detail::radix_sort(st.items, st.scratch, st.index_bits, st.axis_bits * static_cast<unsigned>(D));
+    detail::raw_vector<std::uint64_t>().swap(st.scratch);  // freed before the store is made: a lower peak
     coords_.resize(D * size_);
     ids_.resize(size_);
     for (std::size_t i = 0; i < size_; ++i) {

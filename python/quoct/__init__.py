@@ -26,12 +26,15 @@ Where quoct differs from cKDTree, on purpose:
   float64, in axis order: their sum <= r for p = 1, their largest <= r for p = inf, the
   sum of their p-th powers (C's ``pow``) <= ``r**p`` for any other p; p = 2 is the
   Euclidean predicate above. ``eps`` is accepted and ignored: answers are always exact.
-* At most 4 dimensions; no ``.tree`` node view.
+* Up to 8 dimensions (``DynamicTree``: 4). ``tree`` is a read-only node view, but
+  quoct's nodes have up to 2**m children, so it has no ``split_dim``/``split``.
 * NaN or infinite coordinates, negative radii, ``k < 1`` and wrong shapes raise
   ``ValueError`` (cKDTree accepts some of them silently).
-* float32 and integer inputs are converted to float64 (copied), as cKDTree does; the
-  tree always copies the points and, unlike cKDTree, does not keep the caller's array
-  alive (``data`` is made from the tree's copy when first read).
+* float32 and integer inputs are converted to float64 (copied), as cKDTree does, unless
+  ``Tree(..., dtype=numpy.float32)`` asks for a float32 tree (half the memory, every
+  query computed in float32). The tree always copies the points and, unlike cKDTree,
+  does not keep the caller's array alive (``data`` is made from the tree's copy when
+  first read).
 
 Saving and sharing: ``Tree.save(path)`` writes one self-contained file (points, ids, nodes:
 no rebuild to read it); ``Tree.load(path)`` maps it (``mmap=True``, the default: opened in
@@ -59,7 +62,7 @@ from . import geo
 from ._checks import leafsize as _leafsize
 from ._core import FileError
 
-__all__ = ["Tree", "DynamicTree", "FileError", "geo"]
+__all__ = ["Tree", "TreeNode", "DynamicTree", "FileError", "geo"]
 __version__ = _core.__version__
 
 _MAX_DIM = 8  # Tree; DynamicTree takes up to _MAX_DYNAMIC_DIM
@@ -221,7 +224,7 @@ def _knn(core, m, x, k, eps, p, distance_upper_bound, workers):
 
 
 class Tree:
-    """A static spatial index over n points in m = 1..4 dimensions, like scipy's cKDTree.
+    """A static spatial index over n points in m = 1..8 dimensions, like scipy's cKDTree.
 
     Tree(data, leafsize=None, compact_nodes=True, copy_data=False, balanced_tree=True,
     boxsize=None)
@@ -303,6 +306,7 @@ class Tree:
         suffix = "f" if self.dtype == _np.float32 else ""
         self._core = getattr(_core, f"Tree{m}{suffix}")(data, self.leafsize, box)
         self._data = None  # the caller's array is not kept: the tree has its own copy
+        self._indices = None
         self.m = m
         self.n = self._core.n
 
@@ -312,6 +316,7 @@ class Tree:
         self = cls.__new__(cls)
         self._core = core
         self._data = None
+        self._indices = None
         self.dtype = _np.dtype(core.dtype)
         self.m = core.mins.shape[0]
         self.n = core.n
@@ -328,6 +333,22 @@ class Tree:
         if self._data is None:
             self._data = self._core.points()
         return self._data
+
+    @property
+    def indices(self):
+        """The ids (row numbers of ``data``) in the tree's storage order, int64 of shape
+        (n,), as cKDTree's ``indices``: each node's points are one run of it
+        (``indices[node.start_idx:node.end_idx]``). Made at the first access and kept."""
+        if self._indices is None:
+            self._indices = self._core.indices()
+            self._indices.setflags(write=False)
+        return self._indices
+
+    @property
+    def tree(self):
+        """The root node, a read-only :class:`TreeNode` (cKDTree's ``tree``), or None for an
+        empty tree."""
+        return TreeNode(self, 0, 0) if self.size > 0 else None
 
     def save(self, path):
         """Saves the tree to one file at ``path`` (str or path-like): points, ids and nodes,
@@ -735,6 +756,79 @@ class Tree:
 
 
 # --- the dynamic tree -------------------------------------------------------------------
+
+
+class TreeNode:
+    """One node of a :class:`Tree`, read-only: the node view cKDTree gives as ``tree``
+    (cKDTreeNode), for quoct's nodes. A quoct node has up to 2**m children (a quadtree's
+    four, an octree's eight), not a kd-tree's two, so there is no ``split_dim`` or
+    ``split``; ``lesser`` and ``greater`` are the children of a node that has exactly two.
+
+    Attributes
+    ----------
+    level : int
+        Depth below the root (0).
+    start_idx, end_idx : int
+        The node's points are ``tree.indices[start_idx:end_idx]``.
+    children : int
+        Number of points in the node (cKDTree's name for it).
+    indices : ndarray of int64
+        Their ids.
+    data_points : ndarray, shape (children, m)
+        Their coordinates (``tree.data[indices]``).
+    mins, maxes : ndarray, shape (m,)
+        The smallest box holding the node's points.
+    leaf : bool
+    nodes : list of TreeNode
+        The children, empty for a leaf.
+    lesser, greater : TreeNode or None
+    """
+
+    __slots__ = ("_tree", "_index", "level", "start_idx", "end_idx", "_next", "mins", "maxes")
+
+    def __init__(self, tree, index, level):
+        self._tree, self._index, self.level = tree, index, level
+        self.start_idx, self.end_idx, self._next, self.mins, self.maxes = tree._core.node(index)
+
+    @property
+    def children(self):
+        return self.end_idx - self.start_idx
+
+    @property
+    def leaf(self):
+        return self._next == self._index + 1
+
+    @property
+    def indices(self):
+        return self._tree.indices[self.start_idx:self.end_idx]
+
+    @property
+    def data_points(self):
+        return self._tree.data[self.indices]
+
+    @property
+    def nodes(self):
+        out = []
+        at = self._index + 1
+        while at < self._next:
+            child = TreeNode(self._tree, at, self.level + 1)
+            out.append(child)
+            at = child._next
+        return out
+
+    @property
+    def lesser(self):
+        nodes = self.nodes
+        return nodes[0] if len(nodes) == 2 else None
+
+    @property
+    def greater(self):
+        nodes = self.nodes
+        return nodes[1] if len(nodes) == 2 else None
+
+    def __repr__(self):
+        kind = "leaf" if self.leaf else f"{len(self.nodes)} children"
+        return f"quoct.TreeNode(level={self.level}, points={self.children}, {kind})"
 
 
 def _tree_from_bytes(data):

@@ -16,12 +16,34 @@ _Workers = Optional[int]
 class FileError(OSError): ...
 _K = Union[int, Sequence[int]]
 
+class TreeNode:
+    level: int
+    start_idx: int
+    end_idx: int
+    mins: npt.NDArray[np.float64]
+    maxes: npt.NDArray[np.float64]
+    @property
+    def children(self) -> int: ...
+    @property
+    def leaf(self) -> bool: ...
+    @property
+    def indices(self) -> npt.NDArray[np.int64]: ...
+    @property
+    def data_points(self) -> npt.NDArray[Any]: ...
+    @property
+    def nodes(self) -> List["TreeNode"]: ...
+    @property
+    def lesser(self) -> Optional["TreeNode"]: ...
+    @property
+    def greater(self) -> Optional["TreeNode"]: ...
+
 class Tree:
-    data: npt.NDArray[np.float64]
+    data: npt.NDArray[Any]
     n: int
     m: int
     leafsize: int
     boxsize: Optional[npt.NDArray[np.float64]]
+    dtype: np.dtype[Any]
     def __init__(
         self,
         data: npt.ArrayLike,
@@ -30,7 +52,13 @@ class Tree:
         copy_data: bool = False,
         balanced_tree: bool = True,
         boxsize: Optional[npt.ArrayLike] = None,
+        *,
+        dtype: Optional[npt.DTypeLike] = None,
     ) -> None: ...
+    @property
+    def indices(self) -> npt.NDArray[np.int64]: ...
+    @property
+    def tree(self) -> Optional[TreeNode]: ...
     def save(self, path: _Path) -> None: ...
     @classmethod
     def load(cls, path: _Path, mmap: bool = True) -> "Tree": ...

@@ -18,8 +18,8 @@ import sys
 EXPECTED = {
     "test_query_pairs_eps[Tree]": "answers are exact whatever eps says; the test expects eps to add pairs "
                                   "just beyond r",
-    "test_ckdtree_view": "no .tree node view yet",
-    "test_kdtree_duplicated_inputs[Tree]": "no .tree node view yet",
+    "test_ckdtree_view": "quoct's node view is quoct.TreeNode, not cKDTreeNode, and its nodes have up to 2**m "
+                         "children (no split_dim, no lesser/greater split)",
     "test_kdtree_weights[Tree]": "uses cKDTree's private _build_weights",
 }
 

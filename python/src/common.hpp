@@ -16,6 +16,10 @@
 
 #include <pybind11/numpy.h>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include <quoct/minkowski.hpp>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -46,6 +50,18 @@ std::vector<quoct::point<T, D>> points_of(const darray& a) {
     for (std::size_t i = 0; i < m; ++i)
         for (std::size_t k = 0; k < D; ++k) out[i][k] = static_cast<T>(v[i * D + k]);
     return out;
+}
+
+/// After a big build: hands the pages the build's temporaries (sort keys and buffers)
+/// leave free back to the system (glibc's malloc_trim), so that what a process keeps is
+/// what the index holds, not the heap it grew to while building. Without glibc, nothing.
+/// Call without the GIL; cheap next to a build of `points` points, skipped for small ones.
+inline void release_free_memory(std::size_t points) noexcept {
+#if defined(__GLIBC__)
+    if (points >= (std::size_t{1} << 16)) malloc_trim(0);
+#else
+    (void)points;
+#endif
 }
 
 /// Rows of ids, one per query.

@@ -27,6 +27,7 @@ public:
         const double* pts = data.data();  // n rows of D coordinates: the flat constructor
         py::gil_scoped_release nogil;
         index_ = index_type(pts, n, options);
+        release_free_memory(n);
     }
 
     explicit dynamic_core(index_type index) : index_(std::move(index)) {}

@@ -30,6 +30,7 @@ public:
         const double* v = lon_lat.data();
         py::gil_scoped_release nogil;
         index_ = geo::index<id_type>(v, n, options);
+        release_free_memory(n);
     }
 
     explicit geo_core(geo::index<id_type> index) : index_(std::move(index)) {}

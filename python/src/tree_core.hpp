@@ -49,6 +49,7 @@ public:
         if (boxsize.size() == 0) {
             py::gil_scoped_release nogil;
             plain_.emplace(pts, n, options);
+            release_free_memory(n);
             return;
         }
         if (boxsize.ndim() != 1 || static_cast<std::size_t>(boxsize.shape(0)) != D)
@@ -57,6 +58,7 @@ public:
         for (std::size_t a = 0; a < D; ++a) domain.length[a] = static_cast<T>(boxsize.data()[a]);
         py::gil_scoped_release nogil;
         periodic_.emplace(domain, pts, n, options);
+        release_free_memory(n);
     }
 
     explicit tree_core(tree_type t) : plain_(std::move(t)) {}
@@ -86,6 +88,19 @@ public:
     py::bytes to_bytes() const { return periodic_ ? bytes_of(*periodic_) : bytes_of(*plain_); }
     void save(const std::string& path) const { periodic_ ? save_to(*periodic_, path) : save_to(*plain_, path); }
     std::size_t node_count() const noexcept { return base().node_count(); }
+    // The ids in storage order (cKDTree's indices): node i's points are a run of it.
+    iarray indices() const {
+        iarray out(static_cast<py::ssize_t>(n()));
+        const id_type* ids = n() ? base().stored_ids() : nullptr;
+        std::int64_t* o = out.mutable_data();
+        for (std::size_t i = 0; i < n(); ++i) o[i] = ids[i];
+        return out;
+    }
+    // Node i: (begin, end, subtree_end, mins, maxes); see orthtree::node_info.
+    py::tuple node(std::size_t i) const {
+        const auto info = base().node_at(i);
+        return py::make_tuple(info.begin, info.end, info.subtree_end, corner(info.box.lo), corner(info.box.hi));
+    }
     bool periodic() const noexcept { return periodic_.has_value(); }
     py::array_t<double> mins() const { return corner(base().bounds().lo); }
     py::array_t<double> maxes() const { return corner(base().bounds().hi); }
@@ -347,6 +362,8 @@ void bind_tree_d(py::module_& m) {
         .def("to_bytes", &core::to_bytes)
         .def("save", &core::save, py::arg("path"))
         .def_property_readonly("node_count", &core::node_count)
+        .def("indices", &core::indices)
+        .def("node", &core::node, py::arg("i"))
         .def_property_readonly("periodic", &core::periodic)
         .def_property_readonly("mins", &core::mins)
         .def_property_readonly("maxes", &core::maxes)

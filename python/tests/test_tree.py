@@ -689,3 +689,47 @@ def test_float32_tree_answers_by_the_float32_predicate(rng, m):
     assert back.dtype == np.float32
     assert back.query_ball_point(x[:3], 0.125).tolist() == t.query_ball_point(x[:3], 0.125).tolist()
     assert len(pickle.dumps(t)) < 0.8 * len(pickle.dumps(quoct.Tree(pts)))
+
+
+def test_indices_and_the_node_view_describe_the_tree(rng):
+    pts = rng.random((3000, 3))
+    t = quoct.Tree(pts, leafsize=8)
+    assert sorted(t.indices.tolist()) == list(range(t.n))
+    assert not t.indices.flags.writeable
+    root = t.tree
+    assert (root.level, root.start_idx, root.end_idx, root.children) == (0, 0, t.n, t.n)
+    np.testing.assert_array_equal(np.sort(root.indices), np.arange(t.n))
+    np.testing.assert_array_equal(root.data_points, pts[root.indices])
+    seen = 0
+
+    def walk(node):
+        nonlocal seen
+        seen += 1
+        np.testing.assert_array_equal(node.mins, node.data_points.min(axis=0))  # exact bounds
+        np.testing.assert_array_equal(node.maxes, node.data_points.max(axis=0))
+        if node.leaf:
+            assert node.nodes == [] and node.lesser is None and node.children <= 8
+            return
+        kids = node.nodes
+        assert 2 <= len(kids) <= 8
+        assert kids[0].start_idx == node.start_idx and kids[-1].end_idx == node.end_idx
+        for a, b in zip(kids, kids[1:]):
+            assert a.end_idx == b.start_idx
+        for k in kids:
+            assert k.level == node.level + 1
+            walk(k)
+
+    walk(root)
+    assert seen == t.size
+    assert quoct.Tree(np.empty((0, 2))).tree is None
+    # Two distinct values, leafsize 1: a root and two leaves, as cKDTree's lesser and greater.
+    data = np.ones((64, 3))
+    data[32:] = 2
+    two = quoct.Tree(data, leafsize=1)
+    assert two.size == 3
+    np.testing.assert_array_equal(np.sort(two.tree.lesser.indices), np.arange(32))
+    np.testing.assert_array_equal(np.sort(two.tree.greater.indices), np.arange(32, 64))
+    # The view of a mapped tree reads the same nodes.
+    back = pickle.loads(pickle.dumps(t))
+    np.testing.assert_array_equal(back.indices, t.indices)
+    assert [n.children for n in back.tree.nodes] == [n.children for n in t.tree.nodes]
