@@ -1,10 +1,10 @@
-// Tests of quoct/boost_geometry.hpp: conversions of registered Boost.Geometry points and
+// Tests of quoct/interop/boost_geometry.hpp: conversions of registered Boost.Geometry points and
 // boxes (bg::model::point, bg::model::d2::point_xy, user structs registered with the
 // BOOST_GEOMETRY_REGISTER_POINT_* macros) and trees built and queried through the adapter,
 // checked against brute force with Boost.Geometry's own covered_by and comparable_distance.
 #include "test_support.hpp"
 
-#include <quoct/boost_geometry.hpp>
+#include <quoct/interop/boost_geometry.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -7,7 +7,7 @@
 
 #ifdef QUOCT_CLI
 
-#include <quoct/geo.hpp>
+#include <quoct/geo/index.hpp>
 #include <quoct/io/locations.hpp>
 
 #include <boost/geometry/algorithms/covered_by.hpp>

@@ -8,7 +8,7 @@
 
 #include "test_cli_support.hpp"
 
-#include <quoct/geo.hpp>
+#include <quoct/geo/index.hpp>
 #include <quoct/io/locations.hpp>
 
 #include <nlohmann/json.hpp>

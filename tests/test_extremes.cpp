@@ -2,7 +2,7 @@
 // underflow T, checked against an exact oracle. The oracle computes with big-integer
 // dyadic numbers (boost::multiprecision::cpp_int mantissas), rounding each difference,
 // square and sum to T's precision, ties to even, with an unbounded exponent: the rule of
-// geometry.hpp, written a second time in a way that shares nothing with the library's.
+// shapes.hpp, written a second time in a way that shares nothing with the library's.
 #include "test_support.hpp"
 
 #include <quoct/dynamic.hpp>

@@ -4,7 +4,7 @@
 // mismatched files get a file_error; save is atomic.
 #include <quoct/dynamic.hpp>
 #include <quoct/file.hpp>
-#include <quoct/geo.hpp>
+#include <quoct/geo/index.hpp>
 #include <quoct/periodic.hpp>
 
 #include <catch2/catch.hpp>

@@ -1,9 +1,9 @@
-// Tests of quoct/geo.hpp: the great-circle distance against Boost.Geometry's haversine, and
+// Tests of quoct/geo/index.hpp: the great-circle distance against Boost.Geometry's haversine, and
 // within / in_box / nearest against brute force over the index's own predicates (bit-exact)
 // on the world cities and on hand-made points at the poles and the antimeridian.
 #include <catch2/catch.hpp>
 
-#include <quoct/geo.hpp>
+#include <quoct/geo/index.hpp>
 
 #include "test_geo_support.hpp"
 

@@ -1,10 +1,10 @@
-// Tests of quoct/geo_boost.hpp: polygon queries on the geographic index against brute force
+// Tests of quoct/geo/polygons.hpp: polygon queries on the geographic index against brute force
 // over Boost.Geometry's covered_by (bit-exact), on the world cities and on hand-made points
 // on edges, vertices and holes; across the antimeridian and at the poles.
 #include <catch2/catch.hpp>
 
-#include <quoct/geo.hpp>
-#include <quoct/geo_boost.hpp>
+#include <quoct/geo/index.hpp>
+#include <quoct/geo/polygons.hpp>
 
 #include "test_geo_support.hpp"
 

@@ -5,7 +5,7 @@
 #ifndef QUOCT_TESTS_TEST_GEO_SUPPORT_HPP
 #define QUOCT_TESTS_TEST_GEO_SUPPORT_HPP
 
-#include <quoct/geo.hpp>
+#include <quoct/geo/index.hpp>
 
 #include <boost/geometry/algorithms/distance.hpp>
 #include <boost/geometry/core/cs.hpp>

@@ -1,4 +1,4 @@
-// Tests of the geometry kernel (quoct/geometry.hpp): every predicate against Boost.Geometry
+// Tests of the geometry kernel (quoct/shapes.hpp): every predicate against Boost.Geometry
 // and against brute force over corners and sample points, on random data (general values
 // compared within a few ulps, grid values k/4 that must agree exactly) and on hand-made
 // edge cases: tangency, zero-size boxes, zero radius, centres inside and on faces. Three

@@ -4,7 +4,7 @@
 
 #include "test_io_support.hpp"
 
-#include <quoct/geo_boost.hpp>
+#include <quoct/geo/polygons.hpp>
 #include <quoct/io/locations.hpp>
 #include <quoct/io/wkt.hpp>
 

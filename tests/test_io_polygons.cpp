@@ -5,7 +5,7 @@
 
 #include "test_io_support.hpp"
 
-#include <quoct/geo_boost.hpp>
+#include <quoct/geo/polygons.hpp>
 #include <quoct/io/geojson_polygons.hpp>
 #include <quoct/io/wkt.hpp>
 

@@ -304,6 +304,32 @@ TEMPLATE_LIST_TEST_CASE("orthtree: the start leaf offered nearest first, by buck
     }
 }
 
+TEST_CASE("orthtree: the start leaf offers its points by buckets of distance, not in storage order", "[knn][orthtree]") {
+    // 64 points on a line in one leaf, stored (Morton order) from the farthest from the
+    // query to the nearest. In storage order each point would be nearer than the last and
+    // enter the set: 64 offers. By buckets, the nearest bucket (the 8 points within
+    // sqrt(far^2 / 64) of the query) is offered first and fills the set, and the next
+    // bucket lies beyond the bound: 8 offers.
+    std::vector<quoct::point<double, 2>> pts;
+    for (int i = 0; i < 64; ++i) pts.push_back({double(i), 0.0});
+    const quoct::orthtree<double, 2> tree(pts, quoct::build_options{64});
+    REQUIRE(tree.node_count() == 1);
+    const quoct::point<double, 2> q{63.25, 0};
+    std::vector<quoct::neighbor<double, std::uint32_t>> out;
+    quoct::detail::knn_set<double, std::uint32_t> set(out, 3, std::numeric_limits<double>::infinity());
+    std::size_t offers = 0;
+    tree.search_nearest(quoct::detail::euclidean_metric<double, 2>{q}, set, [&](std::uint32_t id, double d) {
+        ++offers;
+        set.offer(id, d);
+    });
+    set.finish();
+    REQUIRE(out.size() == 3);
+    CHECK(out[0].id == 63);
+    CHECK(out[1].id == 62);
+    CHECK(out[2].id == 61);
+    CHECK(offers <= 8);
+}
+
 TEMPLATE_LIST_TEST_CASE("orthtree: capped nearest rejects bad input", "[knn][orthtree]", all_configs) {
     using T = typename TestType::scalar;
     constexpr std::size_t D = TestType::dim;

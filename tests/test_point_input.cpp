@@ -11,9 +11,9 @@
 #include <thread>
 #include <vector>
 
-#include <quoct/boost_geometry.hpp>
+#include <quoct/interop/boost_geometry.hpp>
 #include <quoct/dynamic.hpp>
-#include <quoct/geo.hpp>
+#include <quoct/geo/index.hpp>
 #include <quoct/periodic.hpp>
 #include <quoct/point_traits.hpp>
 
@@ -185,6 +185,8 @@ TEMPLATE_LIST_TEST_CASE("orthtree::point returns every point by id, and refuses 
 TEST_CASE("orthtree::point builds its map once when threads ask at once", "[input][point]") {
     const auto pts = make_points<double, 3>(kind::uniform, 20000, 4);
     const quoct::octree<double> tree(pts);
+    // The map is made by the first point() call, kept, and counted by memory_bytes().
+    const std::size_t before = tree.memory_bytes();
     std::vector<int> ok(4, 0);
     std::vector<std::thread> threads;
     for (int t = 0; t < 4; ++t)
@@ -196,6 +198,12 @@ TEST_CASE("orthtree::point builds its map once when threads ask at once", "[inpu
         });
     for (auto& th : threads) th.join();
     CHECK(ok == std::vector<int>(4, 1));
+    // One map of one entry per point, built once and kept: it is there after the threads,
+    // and later calls add nothing.
+    const std::size_t with_map = tree.memory_bytes();
+    CHECK(with_map == before + pts.size() * sizeof(std::uint32_t));
+    for (std::size_t i = 0; i < pts.size(); i += 97) CHECK(tree.point(static_cast<std::uint32_t>(i)) == pts[i]);
+    CHECK(tree.memory_bytes() == with_map);
 }
 
 TEMPLATE_LIST_TEST_CASE("orthtree radius results with distances equal brute force, sorted or not", "[distances]",

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include <quoct/dynamic.hpp>
-#include <quoct/geo.hpp>
+#include <quoct/geo/index.hpp>
 #include <quoct/objects.hpp>
 #include <quoct/orthtree.hpp>
 #include <quoct/periodic.hpp>

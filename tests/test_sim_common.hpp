@@ -10,7 +10,7 @@
 #include <tuple>
 #include <vector>
 
-#include <quoct/geometry.hpp>
+#include <quoct/shapes.hpp>
 
 namespace sim_test {
 

@@ -25,7 +25,7 @@ namespace {
 
 using pair_list = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
 
-// The predicate of geometry.hpp under the minimum image: the rounded sum in T where it
+// The predicate of shapes.hpp under the minimum image: the rounded sum in T where it
 // decides, the unbounded one (no overflow or underflow) where it does not. test_extremes.cpp
 // checks this rule against an exact big-integer oracle.
 template <class T, std::size_t D>

@@ -206,11 +206,16 @@ TEST_CASE("object classes compact after many erasures", "[sim][objects]") {
         const quoct::ball<double, 2> s{sim_test::random_point<double, 2>(rng, 0, 1), 0.01};
         m.live[balls.insert(s)] = s;
     }
+    const std::size_t before = balls.memory_bytes();
     for (std::uint32_t id = 0; id < 400; ++id)
         if (id % 5 != 0) {
             balls.erase(id);
             m.live.erase(id);
         }
+    // Compaction renumbered the class: its tree now holds the 80 survivors, not 400 slots
+    // (without it, every erased slot stays, and so does the memory).
+    CHECK(balls.class_count() == 1);
+    CHECK(balls.memory_bytes() < before / 2);
     for (std::uint32_t id = 0; id < 400; id += 5) {  // and move the survivors
         const quoct::ball<double, 2> s{sim_test::random_point<double, 2>(rng, 0, 1), 0.02};
         balls.update(id, s);

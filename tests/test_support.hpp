@@ -762,7 +762,7 @@ bg_point<T, D> to_bg(const quoct::point<T, D>& p, std::index_sequence<I...>) {
 }  // namespace detail
 
 /// The same point as a Boost.Geometry cartesian point (written here, independently of
-/// quoct/boost_geometry.hpp, so the kernel tests do not trust the adapter).
+/// quoct/interop/boost_geometry.hpp, so the kernel tests do not trust the adapter).
 template <class T, std::size_t D>
 bg_point<T, D> to_bg(const quoct::point<T, D>& p) {
     return detail::to_bg(p, std::make_index_sequence<D>{});

@@ -39,7 +39,7 @@
 #include "detail/knn.hpp"
 #include "detail/sim.hpp"
 #include "detail/validate.hpp"
-#include "geometry.hpp"
+#include "shapes.hpp"
 #include "orthtree.hpp"
 
 namespace quoct {

@@ -42,7 +42,7 @@
 
 #include "detail/section.hpp"
 #include "dynamic.hpp"
-#include "geo.hpp"
+#include "geo/index.hpp"
 #include "orthtree.hpp"
 #include "periodic.hpp"
 

@@ -12,7 +12,7 @@
 //     l1:   g_0 + g_1 + ... + g_{D-1}                 <=  r
 //     linf: max over a of g_a                         <=  r
 //     lp:   pow(g_0, p) + ... + pow(g_{D-1}, p)       <=  pow(r, p)        (finite p, not 1 or 2)
-//     l2:   the tree's own ball predicate (geometry.hpp): sum of g_a * g_a <= r * r, with no
+//     l2:   the tree's own ball predicate (shapes.hpp): sum of g_a * g_a <= r * r, with no
 //           overflow or underflow, exactly what query(ball) answers
 // each difference, power and sum rounded to T (IEEE round to nearest, no x87 excess
 // precision, no flush of subnormals to zero; std::pow of T, and p itself rounded to T).
@@ -20,10 +20,13 @@
 // range: a gap or a sum that overflows to infinity exceeds every finite r, as its unbounded
 // value does. For lp the predicate is the one written, in T: a power or a sum that
 // overflows is infinity (outside unless pow(r, p) overflows too, when every finite point is
-// inside), and a power that underflows to zero counts as zero. A query answers exactly the
-// points its predicate accepts, boundary included.
+// inside), and a power that underflows to zero counts as zero (so with a large p, points
+// nearer than about the smallest normal number's p-th root, 2^(-1022 / p) in double, all
+// count as at distance 0; in float 2^(-126 / p)). A query answers exactly the points its
+// predicate accepts, boundary included. p is rounded to T; a p that rounds to infinity is
+// linf.
 //
-// Pruning is safe for the reason given in geometry.hpp: for a point inside a box, each axis
+// Pruning is safe for the reason given in shapes.hpp: for a point inside a box, each axis
 // gap of the box's least distance comes from a difference no larger in magnitude than the
 // point's, and rounding, sums and maxima are monotone, so the box's rounded least distance
 // never exceeds the point's, and its greatest never falls below it. std::pow is not
@@ -46,7 +49,7 @@
 
 #include "detail/knn.hpp"
 #include "detail/query_shapes.hpp"
-#include "geometry.hpp"
+#include "shapes.hpp"
 
 namespace quoct {
 
@@ -99,7 +102,10 @@ struct norm_terms {
     norm::kind_type kind;
     T p;
 
-    explicit norm_terms(const norm& n) noexcept : kind(n.kind()), p(static_cast<T>(n.p())) {}
+    // A finite p that rounds to infinity in T (1e39 in float) is p = infinity there.
+    explicit norm_terms(const norm& n) noexcept
+        : kind(n.kind() == norm::kind_type::lp && std::isinf(static_cast<T>(n.p())) ? norm::kind_type::linf : n.kind()),
+          p(static_cast<T>(n.p())) {}
 
     T term(T g) const noexcept {
         switch (kind) {

@@ -45,7 +45,7 @@
 #include "detail/mpi_exchange.hpp"
 #include "detail/sim.hpp"
 #include "detail/validate.hpp"
-#include "geometry.hpp"
+#include "shapes.hpp"
 #include "orthtree.hpp"
 #include "pairs.hpp"
 #include "parallel.hpp"

@@ -11,7 +11,7 @@
 // together: a few big ones never inflate the search for the many small ones.
 //
 // Predicate. An object meets a query shape, and two objects collide, exactly when
-// quoct::intersects says so, by the ball predicate of geometry.hpp: a ball and a box when
+// quoct::intersects says so, by the ball predicate of shapes.hpp: a ball and a box when
 // distance_sq(centre, box) <= radius * radius, two balls when distance_sq(c1, c2) <=
 // (r1 + r2) * (r1 + r2), two boxes when they overlap on every axis. Squares and sums round
 // in T as every quoct distance does, with no overflow or underflow: a float box at 1e-30
@@ -41,7 +41,7 @@
 #include "detail/sim.hpp"
 #include "detail/validate.hpp"
 #include "dynamic.hpp"
-#include "geometry.hpp"
+#include "shapes.hpp"
 #include "parallel.hpp"
 
 namespace quoct {
@@ -265,6 +265,14 @@ public:
     }
     /// Number of size classes in use (each a tree). For tuning and tests.
     std::size_t class_count() const noexcept { return classes_.size(); }
+    /// Bytes held: the objects by id, and each class's tree and id map (capacities). A
+    /// class whose erased entries outnumber its live ones is renumbered densely (compacted),
+    /// so after many erasures this falls with the number of live objects.
+    std::size_t memory_bytes() const noexcept {
+        std::size_t n = objects_.capacity() * sizeof(record) + classes_.capacity() * sizeof(klass);
+        for (const klass& k : classes_) n += k.centres.memory_bytes() + k.owner.capacity() * sizeof(Id);
+        return n;
+    }
 
     // --- mutation (not thread-safe) ---------------------------------------------------------
 

@@ -35,7 +35,7 @@
 #include "detail/query_shapes.hpp"
 #include "detail/section.hpp"
 #include "detail/validate.hpp"
-#include "geometry.hpp"
+#include "shapes.hpp"
 #include "point_traits.hpp"
 
 namespace quoct {
@@ -148,7 +148,7 @@ inline std::size_t select_index(bool c, std::size_t a, std::size_t b) noexcept {
 
 /// The Euclidean metric of nearest(): distances are distance_sq(point, query), and
 /// to_box(b) = distance_sq(query, b) is no larger than to_point(p) for any p in b, rounding
-/// included (geometry.hpp).
+/// included (shapes.hpp).
 template <class T, std::size_t D>
 struct euclidean_metric {
     point<T, D> query;

@@ -51,7 +51,7 @@
 #include "detail/pair_kernels.hpp"
 #include "detail/sim.hpp"
 #include "detail/validate.hpp"
-#include "geometry.hpp"
+#include "shapes.hpp"
 #include "parallel.hpp"
 
 namespace quoct {

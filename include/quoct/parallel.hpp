@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "detail/sim.hpp"
-#include "geometry.hpp"
+#include "shapes.hpp"
 #include "orthtree.hpp"
 
 namespace quoct {

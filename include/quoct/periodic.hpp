@@ -26,7 +26,7 @@
 #include "detail/knn.hpp"
 #include "detail/sim.hpp"
 #include "detail/validate.hpp"
-#include "geometry.hpp"
+#include "shapes.hpp"
 #include "minkowski.hpp"
 #include "orthtree.hpp"
 
@@ -58,7 +58,7 @@ struct periodic_domain {
     }
 
     /// Squared minimum-image distance, rounded in T: the sum every periodic query compares
-    /// with the radius squared, by the predicate of geometry.hpp (with no overflow or
+    /// with the radius squared, by the predicate of shapes.hpp (with no overflow or
     /// underflow: detail::radius_bound).
     T distance_sq(const point<T, D>& p, const point<T, D>& q) const noexcept {
         T s = 0;
@@ -139,7 +139,7 @@ bool periodic_axis_bounds(const periodic_domain<T, D>& domain, std::size_t a, T 
 
 /// A closed ball under the minimum-image distance, as a shape for query_shape /
 /// visit_shape / count_shape: contains(p) is domain.distance_sq(p, center) <= r * r by the
-/// predicate of geometry.hpp, with bound = detail::radius_bound<T, D>(r).
+/// predicate of shapes.hpp, with bound = detail::radius_bound<T, D>(r).
 ///
 /// classify bounds that from both sides per axis, for the points p of the domain in any
 /// box [lo, hi] (a tree's node boxes are rounded outwards, so they may reach past [0, L)
@@ -149,7 +149,7 @@ bool periodic_axis_bounds(const periodic_domain<T, D>& domain, std::size_t a, T 
 /// g <= |p - c| <= f as rounded, since rounding is monotone; so on a wrapping axis
 /// 0 <= min(g, L - f) <= d(p) and d(p) <= min(f, L - g), and squares and the sum in axis
 /// order keep the order. So outside and inside are never claimed wrongly (the argument of
-/// geometry.hpp).
+/// shapes.hpp).
 template <class T, std::size_t D>
 struct periodic_ball_query {
     periodic_domain<T, D> domain;

@@ -1,5 +1,5 @@
 // quoct: the one customisation point through which every index reads your points.
-// Dependency-free (standard library and quoct/geometry.hpp only).
+// Dependency-free (standard library and quoct/shapes.hpp only).
 //
 // An index builds from
 //   - a contiguous range (std::vector, std::array, a C array, std::span, ...) of points, or
@@ -33,7 +33,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "geometry.hpp"
+#include "shapes.hpp"
 
 namespace quoct {
 

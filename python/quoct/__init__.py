@@ -288,6 +288,7 @@ class Tree:
     def __init__(self, data, leafsize=None, compact_nodes=True, copy_data=False, balanced_tree=True, boxsize=None,
                  *, dtype=None):
         self.dtype = _tree_dtype(dtype)
+        given = data
         data = _points(data, dtype=self.dtype)
         m = data.shape[1]
         self.leafsize = _leafsize(leafsize, m)
@@ -302,9 +303,21 @@ class Tree:
                 raise ValueError(f"quoct: boxsize must be a scalar or have {m} entries, got shape {box.shape}") from None
             if not (_np.isfinite(box) & (box >= 0)).all():
                 raise ValueError(f"quoct: boxsize entries must be finite and >= 0, got {box}")
-            self.boxsize = box.copy()
+            if self.dtype != _np.float64:
+                with _np.errstate(over="ignore", under="ignore"):
+                    rounded = box.astype(self.dtype)
+                bad = (box > 0) & ~((rounded > 0) & _np.isfinite(rounded))
+                if bad.any():
+                    raise ValueError(f"quoct: boxsize {box[bad][0]!r} is 0 or infinite in {self.dtype}")
+                if data is not given:  # rounded into this dtype: a coordinate that became L is 0
+                    wraps = rounded > 0
+                    on_end = (data == rounded) & wraps
+                    if on_end.any():
+                        data[on_end] = 0
         suffix = "f" if self.dtype == _np.float32 else ""
         self._core = getattr(_core, f"Tree{m}{suffix}")(data, self.leafsize, box)
+        if box.size:
+            self.boxsize = self._core.boxsize.copy()  # the periods the tree uses (rounded to its dtype)
         self._data = None  # the caller's array is not kept: the tree has its own copy
         self._indices = None
         self.m = m
@@ -435,7 +448,8 @@ class Tree:
         return _ball_point(self._core, self.m, x, r, p, eps, workers, return_sorted, return_length)
 
     def query(self, x, k=1, eps=0, p=2, distance_upper_bound=_np.inf, workers=1):
-        """The k nearest points of x, closest first, with their Euclidean distances.
+        """The k nearest points of x, closest first, with their distances (Euclidean, or
+        Minkowski p).
 
         Parameters
         ----------
@@ -463,7 +477,9 @@ class Tree:
             Indices into data, same shape; ``n`` where fewer neighbours exist.
 
         Equal distances are ordered by smaller index. Distances are
-        ``sqrt(sum((p - x)**2))``, summed over the axes in order.
+        ``sqrt(sum((p - x)**2))``, summed over the axes in order; for another Minkowski p
+        the neighbours are ordered by the predicate's value (the sum of |differences|, the
+        largest, or the sum of their p-th powers) and the distance is that value's p-th root.
 
         Raises
         ------
@@ -638,8 +654,11 @@ class Tree:
             'i', 'j' (intp) and 'v' (float64)).
 
         The pairs are those of query_ball_tree (the exact predicate); each distance is
-        sqrt of the squared differences summed over the axes in order in float64
-        (minimum image on periodic axes). A pair at distance 0 is included.
+        sqrt of the squared differences summed over the axes in order (minimum image on
+        periodic axes), in the tree's dtype; for another Minkowski p the p-th root of the
+        predicate's value (the sum or the largest for p = 1 or inf). A pair at distance 0
+        is included. For a float32 tree max_distance is rounded to float32 first, so a
+        distance may exceed the float64 max_distance by that rounding.
 
         Raises
         ------

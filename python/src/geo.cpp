@@ -1,6 +1,6 @@
 // quoct._core.GeoIndex: quoct::geo::index behind quoct.geo.Index, and geo distances.
-#include <quoct/geo.hpp>
-#include <quoct/geo_boost.hpp>
+#include <quoct/geo/index.hpp>
+#include <quoct/geo/polygons.hpp>
 #include <quoct/io/wkt.hpp>
 
 #include <exception>

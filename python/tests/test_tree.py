@@ -733,3 +733,27 @@ def test_indices_and_the_node_view_describe_the_tree(rng):
     back = pickle.loads(pickle.dumps(t))
     np.testing.assert_array_equal(back.indices, t.indices)
     assert [n.children for n in back.tree.nodes] == [n.children for n in t.tree.nodes]
+
+
+def test_float32_periodic_edges_and_huge_p(rng):
+    # The periods a float32 tree uses are float32: a pickled or loaded copy pairs with it.
+    t = quoct.Tree(rng.random((200, 3)) * 0.1, boxsize=0.1, dtype=np.float32)
+    u = pickle.loads(pickle.dumps(t))
+    np.testing.assert_array_equal(t.boxsize, u.boxsize)
+    assert t.count_neighbors(u, 0.02) == t.count_neighbors(t, 0.02)
+    # A period that is 0 or infinite in float32 is refused, not silently left open.
+    with pytest.raises(ValueError, match="0 or infinite in float32"):
+        quoct.Tree(np.zeros((2, 2)), boxsize=1e-46, dtype=np.float32)
+    with pytest.raises(ValueError, match="0 or infinite in float32"):
+        quoct.Tree(np.zeros((2, 2)), boxsize=1e39, dtype=np.float32)
+    # A float64 coordinate that rounds to the period in float32 is the point 0 of the torus.
+    w = quoct.Tree([[0.99999999, 0.5], [0.25, 0.5]], boxsize=1.0, dtype=np.float32)
+    assert w.data[0, 0] == 0 and w.query_ball_point([0.0, 0.5], 0.0) == [0]
+    # The same float32 array as input is the user's: a coordinate equal to the period is refused.
+    with pytest.raises(ValueError, match="outside the periodic"):
+        quoct.Tree(np.array([[1.0, 0.5]], dtype=np.float32), boxsize=1.0, dtype=np.float32)
+    # A p that is infinite in float32 is p = inf there.
+    f = quoct.Tree([[0, 0], [0.55, 0], [0.9, 0]], dtype=np.float32)
+    d, i = f.query([0, 0], k=3, p=1e39)
+    np.testing.assert_array_equal(d, np.array([0, 0.55, 0.9], dtype=np.float32).astype(np.float64))
+    assert f.query_ball_point([0, 0], 0.5, p=1e39) == [0]

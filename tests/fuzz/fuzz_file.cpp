@@ -12,7 +12,7 @@
 
 #include <quoct/dynamic.hpp>
 #include <quoct/file.hpp>
-#include <quoct/geo.hpp>
+#include <quoct/geo/index.hpp>
 #include <quoct/pairs.hpp>
 
 #include "fuzz_support.hpp"

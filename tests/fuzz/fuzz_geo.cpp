@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include <quoct/geo.hpp>
+#include <quoct/geo/index.hpp>
 
 #include "fuzz_support.hpp"
 

@@ -24,7 +24,7 @@
 #include <utility>
 #include <vector>
 
-#include <quoct/geometry.hpp>
+#include <quoct/shapes.hpp>
 #include <quoct/orthtree.hpp>
 #include <quoct/pairs.hpp>
 #include <quoct/periodic.hpp>

@@ -39,7 +39,7 @@
 #include <sys/mman.h>
 #endif
 
-#include "../geometry.hpp"
+#include "../shapes.hpp"
 #include "morton.hpp"
 #include "pair_kernels.hpp"
 #include "sim.hpp"

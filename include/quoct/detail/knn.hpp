@@ -18,7 +18,7 @@
 #include <limits>
 #include <vector>
 
-#include "../geometry.hpp"
+#include "../shapes.hpp"
 
 namespace quoct {
 
@@ -199,7 +199,7 @@ void run_nearest(std::vector<neighbor<T, Id>>& out, std::size_t k, std::size_t n
     set.finish();
 }
 
-/// run_nearest for the squared distances of the ball predicate (geometry.hpp), exact where
+/// run_nearest for the squared distances of the ball predicate (shapes.hpp), exact where
 /// a square or a sum would overflow or underflow T: the best min(k, n) by (unbounded
 /// distance_sq, id) within the closed radius, each reported as that distance rounded to T
 /// (infinity where it exceeds T's range). The search in T answers unless a radius at the

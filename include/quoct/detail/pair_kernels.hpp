@@ -4,7 +4,7 @@
 // own target attribute (GCC and Clang), chosen once per process by __builtin_cpu_supports;
 // other compilers and other CPUs take the portable loops.
 //
-// Exactness. Every kernel computes distance_sq as the core does (quoct/geometry.hpp):
+// Exactness. Every kernel computes distance_sq as the core does (quoct/shapes.hpp):
 // per axis the difference in T, squared, summed over the axes in increasing order, each
 // step rounded in T (no fused multiply-add: each square is made opaque before it is added,
 // QUOCT_UNFUSED, since AVX-512F would let the compiler fuse them), then compared with <=

@@ -1,13 +1,13 @@
 // quoct internals: the query shapes the traversal understands. A shape says how a node's
 // box relates to it (outside: prune; inside: take whole; partial: look closer) and whether
 // one point belongs to it. Both answers come from the geometry kernel, so pruning and the
-// per-point test can never disagree (see the exactness note in geometry.hpp).
+// per-point test can never disagree (see the exactness note in shapes.hpp).
 #ifndef QUOCT_DETAIL_QUERY_SHAPES_HPP
 #define QUOCT_DETAIL_QUERY_SHAPES_HPP
 
 #include <cstddef>
 
-#include "../geometry.hpp"
+#include "../shapes.hpp"
 
 namespace quoct {
 namespace detail {

@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "../geometry.hpp"
+#include "../shapes.hpp"
 
 namespace quoct {
 namespace detail {
@@ -219,7 +219,7 @@ struct euclidean_metric {
 
     /// The points within distance r of a box. Every point q with distance_sq(q, p) <= r^2
     /// for some p in the box passes contains(q): on each axis the gap from q to the box is
-    /// no larger than |q - p| and rounding is monotone (the argument of geometry.hpp).
+    /// no larger than |q - p| and rounding is monotone (the argument of shapes.hpp).
     struct near_box {
         box<T, D> region;
         T sure_in;   // radius_bound's: every point within the radius has distance_sq(q,

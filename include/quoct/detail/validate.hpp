@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "../geometry.hpp"
+#include "../shapes.hpp"
 
 namespace quoct {
 namespace detail {

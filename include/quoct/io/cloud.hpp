@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "../geometry.hpp"
+#include "../shapes.hpp"
 #include "csv.hpp"
 
 namespace quoct {

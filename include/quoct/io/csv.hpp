@@ -21,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-#include "../geometry.hpp"
+#include "../shapes.hpp"
 #include "text_fields.hpp"
 
 namespace quoct {

@@ -1,4 +1,4 @@
-// quoct::io: GeoJSON polygons for quoct::geo::covered_by (<quoct/geo_boost.hpp>).
+// quoct::io: GeoJSON polygons for quoct::geo::covered_by (<quoct/geo/polygons.hpp>).
 // read_geojson_polygons is part of the compiled quoct::io (link quoct::io) and needs no
 // Boost; read_geojson_area, in <quoct/io/wkt.hpp>, makes Boost.Geometry polygons of them.
 //
@@ -25,7 +25,7 @@
 #include <utility>
 #include <vector>
 
-#include "../geo.hpp"
+#include "../geo/index.hpp"
 #include "csv.hpp"
 #include "locations.hpp"
 

@@ -3,7 +3,7 @@
 // <quoct/io/location_index.hpp>).
 //
 // What `quoct index` writes and every `quoct` subcommand opens in place of a points file: the
-// geographic index (<quoct/geo.hpp>) and the whole table it was built from (every kept column,
+// geographic index (<quoct/geo/index.hpp>) and the whole table it was built from (every kept column,
 // the GeoJSON value kinds, feature ids and altitudes, record origins and numbers, the source's
 // name and the skipped records), in the file format of <quoct/file.hpp> (docs/file-format.md;
 // type "io::location_index<uint32>"), so the usual calls save and read it:
@@ -32,7 +32,7 @@
 
 #include "../detail/section.hpp"
 #include "../file.hpp"
-#include "../geo.hpp"
+#include "../geo/index.hpp"
 #include "locations.hpp"
 
 namespace quoct {

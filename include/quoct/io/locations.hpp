@@ -49,7 +49,7 @@
 #include <string_view>
 #include <vector>
 
-#include "../geo.hpp"
+#include "../geo/index.hpp"
 #include "csv.hpp"
 
 namespace quoct {

@@ -1,12 +1,12 @@
-// quoct::io: WKT and GeoJSON polygons for quoct::geo::covered_by (<quoct/geo_boost.hpp>).
+// quoct::io: WKT and GeoJSON polygons for quoct::geo::covered_by (<quoct/geo/polygons.hpp>).
 // Header-only; needs Boost.Geometry (headers) and the compiled quoct::io (parse_error, and
 // read_geojson_polygons from <quoct/io/geojson_polygons.hpp> for GeoJSON).
 //
 // Coordinates are "lon lat" in degrees, as in every WKT/GeoJSON tool; edges are straight in
-// the lon/lat plane (the cartesian model geo_boost.hpp expects), and an edge whose
+// the lon/lat plane (the cartesian model geo/polygons.hpp expects), and an edge whose
 // longitudes differ by more than 180 degrees crosses lon 180 the short way, as in RFC 7946:
 // the area is unwrapped (geo::unwrap_longitudes) into continuous longitudes, which may then
-// run past 180 or -180 (see "Longitudes" in <quoct/geo_boost.hpp>). A PostGIS EWKT prefix
+// run past 180 or -180 (see "Longitudes" in <quoct/geo/polygons.hpp>). A PostGIS EWKT prefix
 // "SRID=4326;" is accepted; any other SRID is refused, as its coordinates are not lon/lat
 // degrees. Every vertex, as written, needs a latitude in [-90, 90] and a longitude in
 // [-360, 360] (past 180 or -180 only to cross lon 180, as above); any other is refused by
@@ -34,7 +34,7 @@
 #include <boost/geometry/geometries/register/point.hpp>
 #include <boost/geometry/io/wkt/read.hpp>
 
-#include "../geo_boost.hpp"
+#include "../geo/polygons.hpp"
 #include "csv.hpp"
 #include "geojson_polygons.hpp"
 
