@@ -12,7 +12,7 @@
 // sensor near a town). QUOCT_BENCH_SMOKE=1 shrinks every sample (for ctest).
 //
 //   build/bench/bench_geo_centers [--benchmark_filter=...]
-#include <quoct/geo.hpp>
+#include <quoct/geo/index.hpp>
 #include <quoct/io/locations.hpp>
 
 #include <benchmark/benchmark.h>

@@ -4,7 +4,7 @@
 #ifndef QUOCT_BENCH_DATASETS_HPP
 #define QUOCT_BENCH_DATASETS_HPP
 
-#include <quoct/geometry.hpp>
+#include <quoct/shapes.hpp>
 
 #include <algorithm>
 #include <cmath>

@@ -8,7 +8,7 @@
 // quoct::geo::index answers exactly: its results are what a loop over every city with
 // quoct::geo::distance (or the box test) gives, to the last bit. The program checks that
 // and returns 1 if not.
-#include <quoct/geo.hpp>
+#include <quoct/geo/index.hpp>
 #include <quoct/io/csv.hpp>
 
 #include <algorithm>

@@ -9,8 +9,8 @@
 //
 // Each count is checked against brute force (Boost.Geometry's covered_by on every point);
 // the program returns 1 if one differs.
-#include <quoct/geo.hpp>
-#include <quoct/geo_boost.hpp>
+#include <quoct/geo/index.hpp>
+#include <quoct/geo/polygons.hpp>
 #include <quoct/io/gdal.hpp>
 #include <quoct/io/wkt.hpp>
 

@@ -29,8 +29,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include <quoct/geo.hpp>
-#include <quoct/geo_boost.hpp>
+#include <quoct/geo/index.hpp>
+#include <quoct/geo/polygons.hpp>
 #include <quoct/parallel.hpp>
 #include <quoct/io/geojson_polygons.hpp>
 #include <quoct/io/location_index.hpp>

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include <quoct/geo.hpp>
+#include <quoct/geo/index.hpp>
 #include <quoct/io/wkt.hpp>
 
 namespace quoct {
