@@ -188,7 +188,8 @@ struct has_in_box<Metric, Box, decltype(void(std::declval<const Metric&>().in_bo
 template <class Metric, class Point, class = void>
 struct has_origin : std::false_type {};
 template <class Metric, class Point>
-struct has_origin<Metric, Point, std::enable_if_t<std::is_same<decltype(std::declval<const Metric&>().origin()), const Point&>::value>>
+struct has_origin<Metric, Point,
+                  std::enable_if_t<std::is_convertible<decltype(std::declval<const Metric&>().origin()), const Point&>::value>>
     : std::true_type {};
 /// Whether a nearest metric offers ball_in_box(box, bound), the search's early exit.
 template <class Metric, class Box, class T, class = void>
@@ -430,13 +431,15 @@ public:
     /// metric.to_box(box) exceeds set.bound() or that ball_in_box (below) rules out.
     /// Metric provides `T to_point(const point_type&) const` and `T to_box(const box_type&)
     /// const`, a lower bound of to_point over the closed box, rounding included; it may
-    /// also provide `const point_type& origin() const` (a point near which the nearest
+    /// also provide `origin() const`, returning a point_type or a reference to one (a point near which the nearest
     /// lie: the search starts at the leaf whose Morton cell holds it, when the tree has
     /// build_options::nearest_index), `bool in_box(const box_type&) const` (the query lies
     /// in the box: guides the descent otherwise; neither affects the answer) and `bool ball_in_box(const box_type& b, T bound) const`,
     /// true only if every point beyond a face of b is farther than bound by to_point (the
     /// search then stops once the k-ball lies inside a node; see detail::euclidean_metric).
-    /// Set provides `T bound() const` (see detail::knn_set, which sink normally feeds).
+    /// Set provides `T bound() const` (a candidate farther than it cannot enter) and `bool
+    /// full() const` (k candidates are kept) (see detail::knn_set, which sink normally
+    /// feeds; docs/concepts.md states the whole protocol).
     /// Throws std::bad_alloc if a tree over 255 deep cannot have room for its path, or a
     /// search over 64 levels deep below one node for its stack (both are on the thread's
     /// stack otherwise), and passes on what sink throws.

@@ -18,17 +18,10 @@
 #include <limits>
 #include <vector>
 
+#include "../neighbor.hpp"
 #include "../shapes.hpp"
 
 namespace quoct {
-
-/// One result of a nearest-neighbour query: the point's id and its squared distance.
-template <class T, class Id>
-struct neighbor {
-    Id id;
-    T distance_sq;
-};
-
 namespace detail {
 
 /// The identity: candidates offered by their ids.
