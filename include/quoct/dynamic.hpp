@@ -122,14 +122,18 @@ class dynamic_orthtree {
                   "quoct::dynamic_orthtree: Id must be an unsigned integer type");
 
 public:
-    using scalar_type = T;
-    using id_type = Id;
-    using point_type = quoct::point<T, D>;
-    using box_type = box<T, D>;
-    using ball_type = ball<T, D>;
-    using neighbor_type = neighbor<T, Id>;
-    using tree_type = orthtree<T, D, Id>;
-    static constexpr std::size_t dimension = D;
+    /// @name Types
+    /// The index's scalar, id, point, box, ball and neighbour types, and its dimension.
+    ///@{
+    using scalar_type = T;  ///< the coordinate type
+    using id_type = Id;  ///< the point ids
+    using point_type = quoct::point<T, D>;  ///< a point
+    using box_type = box<T, D>;  ///< a closed box
+    using ball_type = ball<T, D>;  ///< a closed ball
+    using neighbor_type = neighbor<T, Id>;  ///< one result of nearest()
+    using tree_type = orthtree<T, D, Id>;  ///< the static tree the index's parts are
+    static constexpr std::size_t dimension = D;  ///< the number of coordinates
+    ///@}
 
     /// An empty index.
     dynamic_orthtree() = default;

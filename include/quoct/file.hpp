@@ -62,6 +62,7 @@ namespace quoct {
 /// section is named), or its structure is damaged. what() names the file and the cause.
 class file_error : public std::runtime_error {
 public:
+    /// The error for the file at `path` (or "<bytes>"), for the given cause.
     file_error(const std::string& path, const std::string& cause)
         : std::runtime_error("quoct: " + path + ": " + cause), path_(path) {}
     /// The file's path as given (or "<bytes>" for an index read from memory).
@@ -85,18 +86,18 @@ constexpr std::uint32_t file_format_version = 1;
 
 /// One section of an index file, as file_info lists them.
 struct file_section {
-    std::string name;
-    std::uint64_t offset;
-    std::uint64_t bytes;
-    std::uint32_t element_bytes;
+    std::string name;             ///< what the section holds, as "coords" or "nodes"
+    std::uint64_t offset;         ///< its first byte, from the start of the file
+    std::uint64_t bytes;          ///< its length in bytes
+    std::uint32_t element_bytes;  ///< the size of one of its elements (its alignment unit)
 };
 
 /// What an index file holds, from its header and section table (read_file_info).
 struct file_info {
-    std::string type;  // as "orthtree<double, 3, uint32>"
-    std::uint32_t version;
-    std::uint64_t bytes;
-    std::vector<file_section> sections;
+    std::string type;                    ///< the index type, as "orthtree<double, 3, uint32>"
+    std::uint32_t version;               ///< the format version the file was written in
+    std::uint64_t bytes;                 ///< the file's length
+    std::vector<file_section> sections;  ///< its sections, in file order
 };
 
 namespace detail {

@@ -74,13 +74,16 @@ public:
         return norm(kind_type::lp, p);
     }
 
+    /// Which predicate: l1, l2, linf or the general lp.
     constexpr kind_type kind() const noexcept { return kind_; }
     /// p: 1, 2, infinity or the general p.
     constexpr double p() const noexcept { return p_; }
 
+    /// The same norm (the same p).
     friend constexpr bool operator==(const norm& a, const norm& b) noexcept {
         return a.kind_ == b.kind_ && (a.kind_ != kind_type::lp || a.p_ == b.p_);
     }
+    /// Not a == b.
     friend constexpr bool operator!=(const norm& a, const norm& b) noexcept { return !(a == b); }
 
 private:
@@ -189,9 +192,9 @@ T minkowski_sum(const point<T, D>& c, const box<T, D>& b, const norm& n) noexcep
 /// make_minkowski_ball, which checks it.
 template <class T, std::size_t D>
 struct minkowski_ball {
-    point<T, D> center;
-    T radius;
-    norm kind;
+    point<T, D> center;  ///< the centre
+    T radius;            ///< the radius, >= 0 (the distance itself, not a power)
+    norm kind;           ///< the norm
 
     /// How the closed box b relates to the ball: outside only if no point of b is in it,
     /// inside only if every point is.

@@ -169,14 +169,19 @@ unsigned first_difference(std::uint64_t a, std::uint64_t b, unsigned digits) noe
 template <class T, std::size_t D>
 class distributed_orthtree {
 public:
-    using scalar_type = T;
-    using id_type = std::uint64_t;
-    using point_type = point<T, D>;
-    using box_type = box<T, D>;
-    using ball_type = ball<T, D>;
-    using neighbor_type = neighbor<T, id_type>;
-    using local_tree_type = orthtree<T, D, std::uint32_t>;
-    static constexpr std::size_t dimension = D;
+    /// @name Types
+    /// The index's scalar, global id, point, box, ball and neighbour types, the tree each
+    /// rank holds, and the dimension.
+    ///@{
+    using scalar_type = T;  ///< the coordinate type
+    using id_type = std::uint64_t;  ///< the point ids
+    using point_type = point<T, D>;  ///< a point
+    using box_type = box<T, D>;  ///< a closed box
+    using ball_type = ball<T, D>;  ///< a closed ball
+    using neighbor_type = neighbor<T, id_type>;  ///< one result of nearest()
+    using local_tree_type = orthtree<T, D, std::uint32_t>;  ///< the tree each rank holds
+    static constexpr std::size_t dimension = D;  ///< the number of coordinates
+    ///@}
 
     /// Builds the index from the n points at `points` that this rank holds. Collective.
     /// Throws std::invalid_argument (on every rank) if any rank passes a NaN or infinite

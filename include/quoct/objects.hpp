@@ -202,13 +202,17 @@ class object_index {
     using traits = detail::sim::object_traits<Shape>;
 
 public:
-    using shape_type = Shape;
-    using scalar_type = typename traits::scalar;
-    static constexpr std::size_t dimension = traits::dimension;
-    using id_type = Id;
-    using point_type = quoct::point<scalar_type, dimension>;
-    using box_type = quoct::box<scalar_type, dimension>;
-    using ball_type = quoct::ball<scalar_type, dimension>;
+    /// @name Types
+    /// The objects' shape, and the index's scalar, id, point, box and ball types and dimension.
+    ///@{
+    using shape_type = Shape;  ///< the objects' shape (a ball or a box)
+    using scalar_type = typename traits::scalar;  ///< the coordinate type
+    static constexpr std::size_t dimension = traits::dimension;  ///< the number of coordinates
+    using id_type = Id;  ///< the point ids
+    using point_type = quoct::point<scalar_type, dimension>;  ///< a point
+    using box_type = quoct::box<scalar_type, dimension>;  ///< a closed box
+    using ball_type = quoct::ball<scalar_type, dimension>;  ///< a closed ball
+    ///@}
 
     /// An empty index.
     object_index() = default;

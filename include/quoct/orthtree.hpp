@@ -212,13 +212,17 @@ class orthtree {
                   "quoct::orthtree: Id must be an unsigned integer type");
 
 public:
-    using scalar_type = T;
-    using id_type = Id;
-    using point_type = quoct::point<T, D>;
-    using box_type = box<T, D>;
-    using ball_type = ball<T, D>;
-    using neighbor_type = neighbor<T, Id>;
-    static constexpr std::size_t dimension = D;
+    /// @name Types
+    /// The tree's scalar, id, point, box, ball and neighbour types, and its dimension.
+    ///@{
+    using scalar_type = T;  ///< the coordinate type
+    using id_type = Id;  ///< the point ids
+    using point_type = quoct::point<T, D>;  ///< a point
+    using box_type = box<T, D>;  ///< a closed box
+    using ball_type = ball<T, D>;  ///< a closed ball
+    using neighbor_type = neighbor<T, Id>;  ///< one result of nearest()
+    static constexpr std::size_t dimension = D;  ///< the number of coordinates
+    ///@}
     /// Children per internal node at most: 4 for a quadtree, 8 for an octree.
     static constexpr std::size_t fanout = std::size_t{1} << D;
 
@@ -798,7 +802,7 @@ private:
 
 }  // namespace detail
 
-// Checks the options and the points, and returns the bounds of the points: one pass.
+/// Checks the options and the points, and returns the bounds of the points: one pass.
 template <class T, std::size_t D, class Id>
 template <class Source>
 auto orthtree<T, D, Id>::check_input(const Source& points, const build_options& options) const -> box_type {

@@ -22,8 +22,8 @@ namespace quoct {
 /// One row of a csr table: a contiguous run of values.
 template <class V>
 struct csr_row {
-    const V* first = nullptr;
-    const V* last = nullptr;
+    const V* first = nullptr;  ///< the row's first value
+    const V* last = nullptr;   ///< one past its last value
     /// The first value.
     const V* begin() const noexcept { return first; }
     /// Past the last value.
@@ -41,8 +41,8 @@ struct csr_row {
 /// starts at 0.
 template <class V>
 struct csr {
-    std::vector<std::size_t> offsets{0};
-    std::vector<V> values;
+    std::vector<std::size_t> offsets{0};  ///< row i is values[offsets[i], offsets[i + 1])
+    std::vector<V> values;                ///< every row's values, row after row
 
     /// Number of rows.
     std::size_t rows() const noexcept { return offsets.size() - 1; }

@@ -36,7 +36,7 @@ namespace quoct {
 /// open axis when length[a] == 0 (so a slab or a channel is a domain too).
 template <class T, std::size_t D>
 struct periodic_domain {
-    std::array<T, D> length{};
+    std::array<T, D> length{};  ///< the period of each axis (> 0), or 0 for an open axis
 
     /// True when axis a wraps.
     bool wraps(std::size_t a) const noexcept { return length[a] > 0; }
@@ -152,10 +152,12 @@ bool periodic_axis_bounds(const periodic_domain<T, D>& domain, std::size_t a, T 
 /// shapes.hpp).
 template <class T, std::size_t D>
 struct periodic_ball_query {
-    periodic_domain<T, D> domain;
-    point<T, D> center;
-    detail::radius_bound<T, D> bound;
+    periodic_domain<T, D> domain;      ///< the domain
+    point<T, D> center;                ///< the centre, inside the domain
+    detail::radius_bound<T, D> bound;  ///< the radius, as the predicate compares it
 
+    /// How the closed box b relates to the ball: outside only if no point of the domain in
+    /// b is in it, inside only if every one is.
     relation classify(const box<T, D>& b) const noexcept {
         T near = 0, far = 0;
         for (std::size_t a = 0; a < D; ++a) {
@@ -166,6 +168,7 @@ struct periodic_ball_query {
         }
         return bound.classify(near, far);
     }
+    /// The predicate: domain.distance_sq(p, center) within the radius.
     bool contains(const point<T, D>& p) const {
         return bound.admits(domain.distance_sq(p, center),
                             [&](std::size_t a) { return domain.wide_axis_distance(a, p[a], center[a]); });
@@ -298,14 +301,18 @@ struct periodic_metric {
 template <class Index>
 class periodic_index {
 public:
-    using scalar_type = typename Index::scalar_type;
-    using id_type = typename Index::id_type;
-    static constexpr std::size_t dimension = Index::dimension;
-    using point_type = quoct::point<scalar_type, dimension>;
-    using box_type = quoct::box<scalar_type, dimension>;
-    using ball_type = quoct::ball<scalar_type, dimension>;
-    using domain_type = periodic_domain<scalar_type, dimension>;
-    using neighbor_type = quoct::neighbor<scalar_type, id_type>;
+    /// @name Types
+    /// The index's scalar, id, point, box, ball, domain and neighbour types, and its dimension.
+    ///@{
+    using scalar_type = typename Index::scalar_type;  ///< the coordinate type
+    using id_type = typename Index::id_type;  ///< the point ids
+    static constexpr std::size_t dimension = Index::dimension;  ///< the number of coordinates
+    using point_type = quoct::point<scalar_type, dimension>;  ///< a point
+    using box_type = quoct::box<scalar_type, dimension>;  ///< a closed box
+    using ball_type = quoct::ball<scalar_type, dimension>;  ///< a closed ball
+    using domain_type = periodic_domain<scalar_type, dimension>;  ///< the periodic domain
+    using neighbor_type = quoct::neighbor<scalar_type, id_type>;  ///< one result of nearest()
+    ///@}
 
 private:
     using T = scalar_type;
@@ -497,11 +504,13 @@ private:
 /// bounds the gaps per axis as periodic_ball_query does, with the norm's safe-side terms.
 template <class T, std::size_t D>
 struct periodic_minkowski_ball {
-    periodic_domain<T, D> domain;
-    point<T, D> center;
-    T radius;
-    norm kind;
+    periodic_domain<T, D> domain;  ///< the domain
+    point<T, D> center;            ///< the centre, inside the domain
+    T radius;                      ///< the radius, >= 0
+    norm kind;                     ///< the norm
 
+    /// How the closed box b relates to the ball: outside only if no point of the domain in
+    /// b is in it, inside only if every one is.
     relation classify(const box<T, D>& b) const noexcept {
         if (kind == norm::l2)
             return periodic_ball_query<T, D>{domain, center, detail::radius_bound<T, D>(radius)}.classify(b);
@@ -517,6 +526,7 @@ struct periodic_minkowski_ball {
         if (near > bound) return relation::outside;
         return far <= bound ? relation::inside : relation::partial;
     }
+    /// The predicate of the norm on the minimum-image gaps.
     bool contains(const point<T, D>& p) const {
         if (kind == norm::l2) return periodic_ball_query<T, D>{domain, center, detail::radius_bound<T, D>(radius)}.contains(p);
         const detail::norm_terms<T> terms(kind);

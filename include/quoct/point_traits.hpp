@@ -48,21 +48,24 @@ struct point_traits {};
 /// quoct's own point.
 template <class S, std::size_t D>
 struct point_traits<point<S, D>> {
-    static constexpr std::size_t dimension = D;
+    static constexpr std::size_t dimension = D;  ///< the number of coordinates
+    /// Coordinate `axis` of p.
     static S get(const point<S, D>& p, std::size_t axis) noexcept { return p[axis]; }
 };
 
 /// std::array<S, D> of an arithmetic S.
 template <class S, std::size_t D>
 struct point_traits<std::array<S, D>, std::enable_if_t<std::is_arithmetic<S>::value>> {
-    static constexpr std::size_t dimension = D;
+    static constexpr std::size_t dimension = D;  ///< the number of coordinates
+    /// Coordinate `axis` of p.
     static S get(const std::array<S, D>& p, std::size_t axis) noexcept { return p[axis]; }
 };
 
 /// A C array S[D] of an arithmetic S.
 template <class S, std::size_t D>
 struct point_traits<S[D], std::enable_if_t<std::is_arithmetic<S>::value>> {
-    static constexpr std::size_t dimension = D;
+    static constexpr std::size_t dimension = D;  ///< the number of coordinates
+    /// Coordinate `axis` of p.
     static S get(const S (&p)[D], std::size_t axis) noexcept { return p[axis]; }
 };
 

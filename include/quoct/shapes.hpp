@@ -45,19 +45,23 @@ template <class T, std::size_t D>
 struct point {
     static_assert(std::is_floating_point<T>::value, "quoct: the scalar type must be float, double or long double");
     static_assert(D >= 1, "quoct: the dimension must be at least 1");
-    using scalar_type = T;
-    static constexpr std::size_t dimension = D;
+    using scalar_type = T;                           ///< the coordinate type
+    static constexpr std::size_t dimension = D;      ///< the number of coordinates
 
-    T coords[D];
+    T coords[D];  ///< the coordinates, axis 0 first
 
+    /// Coordinate i (i < D, unchecked).
     constexpr T& operator[](std::size_t i) noexcept { return coords[i]; }
+    /// Coordinate i (i < D, unchecked).
     constexpr const T& operator[](std::size_t i) const noexcept { return coords[i]; }
 
+    /// Equal coordinates on every axis (IEEE ==: -0 equals 0, NaN equals nothing).
     friend constexpr bool operator==(const point& a, const point& b) noexcept {
         for (std::size_t i = 0; i < D; ++i)
             if (!(a.coords[i] == b.coords[i])) return false;
         return true;
     }
+    /// Not a == b.
     friend constexpr bool operator!=(const point& a, const point& b) noexcept { return !(a == b); }
 };
 
@@ -65,16 +69,16 @@ struct point {
 /// lo == hi gives a degenerate (zero-size) box, which still contains that point.
 template <class T, std::size_t D>
 struct box {
-    point<T, D> lo;
-    point<T, D> hi;
+    point<T, D> lo;  ///< the lower corner: the smallest coordinate on each axis
+    point<T, D> hi;  ///< the upper corner: the largest coordinate on each axis
 };
 
 /// A closed ball: every point at distance <= radius from center. A circle (disc) in 2D,
 /// a sphere in 3D. The radius is in the same units as the coordinates, never squared.
 template <class T, std::size_t D>
 struct ball {
-    point<T, D> center;
-    T radius;
+    point<T, D> center;  ///< the centre
+    T radius;            ///< the radius (>= 0 for a query; the same units as the coordinates)
 };
 
 /// True when every coordinate is finite (not NaN, not infinite).

@@ -58,8 +58,8 @@ constexpr double half_circumference = earth_radius * pi;
 
 /// A location: longitude then latitude, in degrees (lon in [-180, 180], lat in [-90, 90]).
 struct lonlat {
-    double lon;
-    double lat;
+    double lon;  ///< longitude in degrees, east positive
+    double lat;  ///< latitude in degrees, north positive
 };
 
 }  // namespace geo
@@ -67,7 +67,8 @@ struct lonlat {
 /// geo::lonlat as a point for quoct::point_traits: coordinate 0 the longitude, 1 the latitude.
 template <>
 struct point_traits<geo::lonlat> {
-    static constexpr std::size_t dimension = 2;
+    static constexpr std::size_t dimension = 2;  ///< two coordinates: lon, lat
+    /// The longitude (axis 0) or the latitude (axis 1).
     static double get(const geo::lonlat& p, std::size_t axis) noexcept { return axis == 0 ? p.lon : p.lat; }
 };
 
@@ -76,8 +77,8 @@ namespace geo {
 /// One result of geo::index::nearest: the point's id and its great-circle distance in metres.
 template <class Id>
 struct neighbor {
-    Id id;
-    double distance;
+    Id id;            ///< the point's id
+    double distance;  ///< its great-circle distance from the query, in metres
 };
 
 namespace detail {
@@ -238,8 +239,8 @@ inline double distance(const lonlat& a, const lonlat& b) {
 template <class Id = std::uint32_t>
 class index {
 public:
-    using id_type = Id;
-    using neighbor_type = neighbor<Id>;
+    using id_type = Id;                  ///< the point ids
+    using neighbor_type = neighbor<Id>;  ///< one result of nearest()
 
     /// An empty index.
     index() = default;

@@ -92,24 +92,32 @@ public:
     /// Walks the rows in order (for range-for: `for (auto row : table) use(row[0]);`).
     class const_iterator {
     public:
-        using iterator_category = std::forward_iterator_tag;
-        using value_type = row_view;
-        using difference_type = std::ptrdiff_t;
-        using pointer = void;
-        using reference = row_view;
+        /// @name Iterator types
+        /// A forward iterator whose value (and reference) is a row_view.
+        ///@{
+        using iterator_category = std::forward_iterator_tag;  ///< a forward iterator
+        using value_type = row_view;  ///< a row_view
+        using difference_type = std::ptrdiff_t;  ///< a row distance
+        using pointer = void;  ///< none (rows are views)
+        using reference = row_view;  ///< a row_view, by value
+        ///@}
 
         /// The row it points at. Precondition: not end().
         row_view operator*() const noexcept { return row_view(*table_, row_); }
+        /// The next row.
         const_iterator& operator++() noexcept {
             ++row_;
             return *this;
         }
+        /// The next row; returns the iterator as it was.
         const_iterator operator++(int) noexcept {
             const_iterator old = *this;
             ++row_;
             return old;
         }
+        /// The same row (of the same table).
         friend bool operator==(const const_iterator& a, const const_iterator& b) noexcept { return a.row_ == b.row_; }
+        /// Not a == b.
         friend bool operator!=(const const_iterator& a, const const_iterator& b) noexcept { return a.row_ != b.row_; }
 
     private:
@@ -163,6 +171,7 @@ public:
 
     /// Whether two tables have the same width and the same rows, field for field.
     friend bool operator==(const text_fields& a, const text_fields& b) noexcept;
+    /// Not a == b.
     friend bool operator!=(const text_fields& a, const text_fields& b) noexcept { return !(a == b); }
 
 private:
