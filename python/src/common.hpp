@@ -290,61 +290,55 @@ void fill_knn(const Index& index, const std::vector<P>& pts, std::size_t k, doub
     }, quoct::detail::sim::batch_chunk);
 }
 
+/// How minkowski_view reaches a tree: the tree its shapes run on, the norm's ball, and the
+/// per-axis gap the norm's predicate takes. An orthtree or a dynamic_orthtree here; a
+/// periodic_index below (minimum-image gaps, quoct/periodic.hpp).
+template <class Tree>
+struct norm_access {
+    using T = typename Tree::scalar_type;
+    static const Tree& shapes(const Tree& t) noexcept { return t; }
+    static auto ball(const Tree&, const typename Tree::point_type& c, T r, const quoct::norm& n) {
+        return quoct::make_minkowski_ball(c, r, n);
+    }
+    static T gap(const Tree&, std::size_t, T a, T b) noexcept { return std::abs(a - b); }
+};
+template <class Index>
+struct norm_access<quoct::periodic_index<Index>> {
+    using tree_type = quoct::periodic_index<Index>;
+    using T = typename tree_type::scalar_type;
+    static const Index& shapes(const tree_type& t) noexcept { return t.base(); }
+    static auto ball(const tree_type& t, const typename tree_type::point_type& c, T r, const quoct::norm& n) {
+        return quoct::make_periodic_minkowski_ball(t, c, r, n);
+    }
+    static T gap(const tree_type& t, std::size_t a, T x, T y) noexcept { return t.domain().axis_distance(a, x, y); }
+};
+
 /// A tree seen through a Minkowski norm (<quoct/minkowski.hpp>), with the query, count and
 /// nearest members batch_query, batch_count and fill_knn call: a query ball is the norm's
-/// ball of its centre and radius; nearest gives the distances themselves. Tree is an
-/// orthtree or a dynamic_orthtree; a periodic_index has its own below.
+/// ball of its centre and radius; nearest gives the distances themselves.
 template <class Tree>
 struct minkowski_view {
     using id_type = typename Tree::id_type;
     using scalar_type = typename Tree::scalar_type;
     using point_type = typename Tree::point_type;
     static constexpr std::size_t dimension = Tree::dimension;
+    using access = norm_access<Tree>;
     const Tree& tree;
     quoct::norm kind;
 
-    auto shape(const quoct::ball<scalar_type, dimension>& b) const {
-        return quoct::make_minkowski_ball(b.center, b.radius, kind);
-    }
     void query(const quoct::ball<scalar_type, dimension>& b, std::vector<id_type>& out) const {
         out.clear();
-        tree.query_shape(shape(b), out);
+        access::shapes(tree).query_shape(access::ball(tree, b.center, b.radius, kind), out);
     }
-    std::size_t count(const quoct::ball<scalar_type, dimension>& b) const { return tree.count_shape(shape(b)); }
+    std::size_t count(const quoct::ball<scalar_type, dimension>& b) const {
+        return access::shapes(tree).count_shape(access::ball(tree, b.center, b.radius, kind));
+    }
     void nearest(const point_type& p, std::size_t k, scalar_type bound,
                  std::vector<quoct::neighbor<scalar_type, id_type>>& out) const {
         out = quoct::nearest(tree, p, k, kind, bound);
     }
     /// The per-axis gap between two points as the norm's predicate takes it.
-    scalar_type gap(std::size_t, scalar_type a, scalar_type b) const noexcept { return std::abs(a - b); }
-};
-
-/// The same for a periodic index: minimum-image gaps (quoct/periodic.hpp).
-template <class Index>
-struct minkowski_view<quoct::periodic_index<Index>> {
-    using tree_type = quoct::periodic_index<Index>;
-    using id_type = typename tree_type::id_type;
-    using scalar_type = typename tree_type::scalar_type;
-    using point_type = typename tree_type::point_type;
-    static constexpr std::size_t dimension = tree_type::dimension;
-    const tree_type& tree;
-    quoct::norm kind;
-
-    auto shape(const quoct::ball<scalar_type, dimension>& b) const {
-        return quoct::make_periodic_minkowski_ball(tree, b.center, b.radius, kind);
-    }
-    void query(const quoct::ball<scalar_type, dimension>& b, std::vector<id_type>& out) const {
-        out.clear();
-        tree.base().query_shape(shape(b), out);
-    }
-    std::size_t count(const quoct::ball<scalar_type, dimension>& b) const { return tree.base().count_shape(shape(b)); }
-    void nearest(const point_type& p, std::size_t k, scalar_type bound,
-                 std::vector<quoct::neighbor<scalar_type, id_type>>& out) const {
-        out = quoct::nearest(tree, p, k, kind, bound);
-    }
-    scalar_type gap(std::size_t a, scalar_type x, scalar_type y) const noexcept {
-        return tree.domain().axis_distance(a, x, y);
-    }
+    scalar_type gap(std::size_t a, scalar_type x, scalar_type y) const noexcept { return access::gap(tree, a, x, y); }
 };
 
 /// The norm of Minkowski p (>= 1), for the _norm methods.
