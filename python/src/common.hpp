@@ -344,6 +344,21 @@ struct minkowski_view {
 /// The norm of Minkowski p (>= 1), for the _norm methods.
 inline quoct::norm norm_of(double p) { return quoct::norm::minkowski(p); }
 
+/// Binds the queries every point index's core has (Tree and DynamicTree): ball lists and
+/// counts and k nearest, Euclidean and by Minkowski p. Returns cls.
+template <class Class>
+Class& def_point_queries(Class& cls) {
+    using core = typename Class::type;
+    cls.def("ball", &core::ball, py::arg("x"), py::arg("r"), py::arg("threads"), py::arg("sorted"))
+        .def("ball_count", &core::ball_count, py::arg("x"), py::arg("r"), py::arg("threads"))
+        .def("knn", &core::knn, py::arg("x"), py::arg("k"), py::arg("bound"), py::arg("threads"))
+        .def("ball_norm", &core::ball_norm, py::arg("x"), py::arg("r"), py::arg("threads"), py::arg("sorted"),
+             py::arg("p"))
+        .def("ball_count_norm", &core::ball_count_norm, py::arg("x"), py::arg("r"), py::arg("threads"), py::arg("p"))
+        .def("knn_norm", &core::knn_norm, py::arg("x"), py::arg("k"), py::arg("bound"), py::arg("threads"), py::arg("p"));
+    return cls;
+}
+
 void bind_tree(py::module_& m);
 void bind_dynamic(py::module_& m);
 void bind_geo(py::module_& m);

@@ -206,7 +206,9 @@ template <std::size_t D>
 void bind_dynamic_d(py::module_& m) {
     using core = dynamic_core<D>;
     const std::string name = "Dynamic" + std::to_string(D);
-    py::class_<core>(m, name.c_str(), "The compiled index behind quoct.DynamicTree (private; use quoct.DynamicTree).")
+    py::class_<core> cls(m, name.c_str(),
+                         "The compiled index behind quoct.DynamicTree (private; use quoct.DynamicTree).");
+    def_point_queries(cls)
         .def(py::init<const darray&, std::size_t>(), py::arg("data"), py::arg("leafsize"))
         .def_property_readonly("size", &core::size)
         .def_property_readonly("id_bound", &core::id_bound)
@@ -219,14 +221,7 @@ void bind_dynamic_d(py::module_& m) {
         .def("erase", &core::erase, py::arg("id"))
         .def("move", &core::move, py::arg("id"), py::arg("p"))
         .def("move_all", &core::move_all, py::arg("points"))
-        .def("rebuild", &core::rebuild)
-        .def("ball", &core::ball, py::arg("x"), py::arg("r"), py::arg("threads"), py::arg("sorted"))
-        .def("ball_count", &core::ball_count, py::arg("x"), py::arg("r"), py::arg("threads"))
-        .def("knn", &core::knn, py::arg("x"), py::arg("k"), py::arg("bound"), py::arg("threads"))
-        .def("ball_norm", &core::ball_norm, py::arg("x"), py::arg("r"), py::arg("threads"), py::arg("sorted"),
-             py::arg("p"))
-        .def("ball_count_norm", &core::ball_count_norm, py::arg("x"), py::arg("r"), py::arg("threads"), py::arg("p"))
-        .def("knn_norm", &core::knn_norm, py::arg("x"), py::arg("k"), py::arg("bound"), py::arg("threads"), py::arg("p"));
+        .def("rebuild", &core::rebuild);
 }
 
 // A dynamic core of the type a file holds, read by read(index type); false if not of dimension D.

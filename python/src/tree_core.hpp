@@ -351,7 +351,8 @@ template <class T, std::size_t D>
 void bind_tree_d(py::module_& m) {
     using core = tree_core<T, D>;
     const std::string name = "Tree" + std::to_string(D) + (std::is_same<T, float>::value ? "f" : "");
-    py::class_<core>(m, name.c_str(), "The compiled tree behind quoct.Tree (private; use quoct.Tree).")
+    py::class_<core> cls(m, name.c_str(), "The compiled tree behind quoct.Tree (private; use quoct.Tree).");
+    def_point_queries(cls)
         .def(py::init<const coord_array<T>&, std::size_t, const darray&>(), py::arg("data"), py::arg("leafsize"),
              py::arg("boxsize"))
         .def_property_readonly("n", &core::n)
@@ -367,13 +368,6 @@ void bind_tree_d(py::module_& m) {
         .def_property_readonly("periodic", &core::periodic)
         .def_property_readonly("mins", &core::mins)
         .def_property_readonly("maxes", &core::maxes)
-        .def("ball", &core::ball, py::arg("x"), py::arg("r"), py::arg("threads"), py::arg("sorted"))
-        .def("ball_count", &core::ball_count, py::arg("x"), py::arg("r"), py::arg("threads"))
-        .def("knn", &core::knn, py::arg("x"), py::arg("k"), py::arg("bound"), py::arg("threads"))
-        .def("ball_norm", &core::ball_norm, py::arg("x"), py::arg("r"), py::arg("threads"), py::arg("sorted"),
-             py::arg("p"))
-        .def("ball_count_norm", &core::ball_count_norm, py::arg("x"), py::arg("r"), py::arg("threads"), py::arg("p"))
-        .def("knn_norm", &core::knn_norm, py::arg("x"), py::arg("k"), py::arg("bound"), py::arg("threads"), py::arg("p"))
         .def("pairs", &core::pairs, py::arg("r"), py::arg("threads"))
         .def("pairs_norm", &core::pairs_norm, py::arg("other"), py::arg("r"), py::arg("threads"), py::arg("p"))
         .def_static("norm_bounds", &core::norm_bounds, py::arg("radii"), py::arg("p"))
