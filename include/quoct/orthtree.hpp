@@ -672,15 +672,21 @@ private:
     box_type check_input(const Source& points, const build_options& options) const;
     template <class Source>
     void sort_input(const Source& points, const box_type& all, build_state& st);
-    void requantize(std::size_t b, std::size_t e, build_state& st);
+    template <class Source>
+    void requantize(const Source& points, std::size_t b, std::size_t e, build_state& st);
+    template <class Source>
+    void store_points(const Source& points, build_state& st);
+    void set_boxes();
     // A node yet to be built over stored points [b, e): see build_nodes.
     struct pending {
         std::size_t b, e, depth;
         unsigned bits_left;
         bool fresh;
     };
-    void build_nodes(build_state& st);
-    std::size_t split_node(pending& t, std::size_t* run_start, build_state& st);
+    template <class Source>
+    void build_nodes(const Source& points, build_state& st);
+    template <class Source>
+    std::size_t split_node(const Source& points, pending& t, std::size_t* run_start, build_state& st);
     void set_box(std::size_t ni, const box_type& exact);
     // search_nearest, calling sink(position, distance) (a point's storage position);
     // Single: sink offers every point to a set that keeps one (k == 1).
@@ -846,13 +852,18 @@ void orthtree<T, D, Id>::build(const Source& points, const build_options& option
     while (st.index_bits < 64 && (std::uint64_t{1} << st.index_bits) < n) ++st.index_bits;
     st.axis_bits = std::min(detail::morton_bits<D>(), static_cast<unsigned>((64 - st.index_bits) / D));
     if (st.axis_bits == 0) throw std::length_error("quoct: too many points to sort");
+    // In steps that keep the peak near the input plus the finished tree: the sorted keys
+    // (with their scratch while sorting), then the nodes from the keys alone, then the keys
+    // traded for the ids, then the coordinates in key order, and last the node boxes.
     sort_input(points, all, st);
     bounds_ = all;
     nodes_.reserve(2 * n / options_.leaf_size + 2);
-    build_nodes(st);
+    build_nodes(points, st);
     nodes_.push_back(node{});
     nodes_.back().begin = static_cast<Id>(n);
+    store_points(points, st);
     nodes_.shrink_to_fit();
+    set_boxes();
     if (options_.nearest_index) index_leaves(all, st.axis_bits);
 }
 
@@ -905,8 +916,8 @@ std::size_t orthtree<T, D, Id>::locate_leaf(const Metric& metric, std::size_t* u
     return count;
 }
 
-// Computes every point's Morton key relative to the bounds of all points, sorts, and
-// copies the coordinates in key order into the axis-major store.
+// Computes every point's Morton key relative to the bounds of all points and sorts the
+// (key, input position) items.
 template <class T, std::size_t D, class Id>
 template <class Source>
 void orthtree<T, D, Id>::sort_input(const Source& points, const box_type& all, build_state& st) {
@@ -914,36 +925,70 @@ void orthtree<T, D, Id>::sort_input(const Source& points, const box_type& all, b
     st.items.resize(size_);
     for (std::size_t i = 0; i < size_; ++i) st.items[i] = quant.key(points[i]) << st.index_bits | i;
     detail::radix_sort(st.items, st.scratch, st.index_bits, st.axis_bits * static_cast<unsigned>(D));
-    detail::raw_vector<std::uint64_t>().swap(st.scratch);  // freed before the store is made: a lower peak
-    coords_.resize(D * size_);
+    detail::raw_vector<std::uint64_t>().swap(st.scratch);
+}
+
+// Re-sorts the items of stored positions [b, e) by keys relative to their points' own
+// bounds: the grid of the enclosing keys has run out of bits, but the points are still
+// distinct. The points are read from the input, through the items' positions.
+template <class T, std::size_t D, class Id>
+template <class Source>
+void orthtree<T, D, Id>::requantize(const Source& points, std::size_t b, std::size_t e, build_state& st) {
+    const std::size_t m = e - b;
+    box_type bounds = empty_box();
+    for (std::size_t i = b; i < e; ++i) {
+        const point_type p = points[st.index(st.items[i])];
+        for (std::size_t a = 0; a < D; ++a) {
+            bounds.lo[a] = std::min(bounds.lo[a], p[a]);
+            bounds.hi[a] = std::max(bounds.hi[a], p[a]);
+        }
+    }
+    const detail::quantizer<T, D> quant(bounds, st.axis_bits);
+    detail::raw_vector<std::uint64_t> local(m), scratch;
+    for (std::size_t i = 0; i < m; ++i) local[i] = quant.key(points[st.index(st.items[b + i])]) << st.index_bits | i;
+    detail::radix_sort(local, scratch, st.index_bits, st.axis_bits * static_cast<unsigned>(D));
+    // The new keys, with the input positions the items had.
+    const std::uint64_t low = (std::uint64_t{1} << st.index_bits) - 1;
+    scratch.resize(m);  // (a short sort leaves it empty)
+    for (std::size_t i = 0; i < m; ++i) scratch[i] = (local[i] & ~low) | (st.items[b + st.index(local[i])] & low);
+    std::copy(scratch.begin(), scratch.begin() + static_cast<std::ptrdiff_t>(m),
+              st.items.begin() + static_cast<std::ptrdiff_t>(b));
+}
+
+// Trades the sorted items for the ids (freeing them), then copies the coordinates in key
+// order into the axis-major store.
+template <class T, std::size_t D, class Id>
+template <class Source>
+void orthtree<T, D, Id>::store_points(const Source& points, build_state& st) {
     ids_.resize(size_);
+    for (std::size_t i = 0; i < size_; ++i) ids_[i] = static_cast<Id>(st.index(st.items[i]));
+    detail::raw_vector<std::uint64_t>().swap(st.items);
+    coords_.resize(D * size_);
     for (std::size_t i = 0; i < size_; ++i) {
-        const std::size_t from = st.index(st.items[i]);
-        const point_type p = points[from];
+        const point_type p = points[ids_[i]];
         for (std::size_t a = 0; a < D; ++a) coords_[a * size_ + i] = p[a];
-        ids_[i] = static_cast<Id>(from);
     }
 }
 
-// Re-sorts stored points [b, e) by keys relative to their own bounds: the grid of the
-// enclosing keys has run out of bits, but the points are still distinct.
+// Every node's box, the exact bounds of its points: a leaf's measured, an internal node's
+// the union of its children's, in reverse pre-order so that children come first.
 template <class T, std::size_t D, class Id>
-void orthtree<T, D, Id>::requantize(std::size_t b, std::size_t e, build_state& st) {
-    const std::size_t m = e - b;
-    const detail::quantizer<T, D> quant(tight_bounds(b, e), st.axis_bits);
-    detail::raw_vector<std::uint64_t> local(m), scratch;
-    for (std::size_t i = 0; i < m; ++i) local[i] = quant.key(point_at(b + i)) << st.index_bits | i;
-    detail::radix_sort(local, scratch, st.index_bits, st.axis_bits * static_cast<unsigned>(D));
-    std::vector<T> tmp(m);
-    for (std::size_t a = 0; a < D; ++a) {
-        T* col = coords_.data() + a * size_ + b;
-        for (std::size_t i = 0; i < m; ++i) tmp[i] = col[st.index(local[i])];
-        std::copy(tmp.begin(), tmp.end(), col);
+void orthtree<T, D, Id>::set_boxes() {
+    for (std::size_t ni = node_count(); ni-- > 0;) {
+        const node& n = nodes_[ni];
+        box_type box;
+        if (is_leaf(n, ni)) {
+            box = tight_bounds(n.begin, nodes_[n.skip].begin);
+        } else {
+            box = empty_box();
+            for (std::size_t ci = ni + 1; ci < n.skip; ci = nodes_[ci].skip)
+                for (std::size_t a = 0; a < D; ++a) {
+                    box.lo[a] = std::min(box.lo[a], nodes_[ci].lo[a]);
+                    box.hi[a] = std::max(box.hi[a], nodes_[ci].hi[a]);
+                }
+        }
+        set_box(ni, box);
     }
-    std::vector<Id> ids(m);
-    for (std::size_t i = 0; i < m; ++i) ids[i] = ids_[b + st.index(local[i])];
-    std::copy(ids.begin(), ids.end(), ids_.data() + b);
-    std::copy(local.begin(), local.end(), st.items.begin() + static_cast<std::ptrdiff_t>(b));
 }
 
 template <class T, std::size_t D, class Id>
@@ -977,14 +1022,14 @@ void orthtree<T, D, Id>::set_box(std::size_t ni, const box_type& exact) {
 
 // Appends the nodes in pre-order, depth first with an explicit stack: a tree may be
 // thousands of levels deep (max_depth_limit), and a thread's stack small. A node over
-// [b, e) is a leaf or splits (split_node); its box is the exact bounds of its points, a
-// leaf's measured and an internal node's the union of its children's, set with its skip
-// once its last child is done.
+// [b, e) is a leaf or splits (split_node); an internal node's skip is set once its last
+// child is done. Only the sorted keys are read (and, to re-sort a range, the input); the
+// boxes come later, from the stored points (set_boxes).
 template <class T, std::size_t D, class Id>
-void orthtree<T, D, Id>::build_nodes(build_state& st) {
+template <class Source>
+void orthtree<T, D, Id>::build_nodes(const Source& points, build_state& st) {
     struct open {
         std::size_t index, children_left;
-        box_type all;
     };
     std::vector<pending> todo;  // later children of the nodes on the path, the next last
     std::vector<open> up;       // the internal nodes on the path to the current one
@@ -996,26 +1041,18 @@ void orthtree<T, D, Id>::build_nodes(build_state& st) {
         nodes_[ni].begin = static_cast<Id>(t.b);
         nodes_[ni].skip = static_cast<Id>(ni + 1);
         const bool small = t.e - t.b <= options_.leaf_size || t.depth >= options_.max_depth;
-        if (const std::size_t runs = small ? 0 : split_node(t, run_start, st)) {
-            up.push_back(open{ni, runs, empty_box()});
+        if (const std::size_t runs = small ? 0 : split_node(points, t, run_start, st)) {
+            up.push_back(open{ni, runs});
             for (std::size_t c = runs; c-- > 1;)  // the later children wait, the first is next
                 todo.push_back(pending{run_start[c], run_start[c + 1], t.depth + 1, t.bits_left - 1, false});
             t = pending{run_start[0], run_start[1], t.depth + 1, t.bits_left - 1, false};
             continue;
         }
         depth_ = std::max(depth_, t.depth);
-        box_type done = tight_bounds(t.b, t.e);
-        set_box(ni, done);
         while (!up.empty()) {  // close the ancestors whose last child this was
             open& o = up.back();
-            for (std::size_t a = 0; a < D; ++a) {
-                o.all.lo[a] = std::min(o.all.lo[a], done.lo[a]);
-                o.all.hi[a] = std::max(o.all.hi[a], done.hi[a]);
-            }
             if (--o.children_left != 0) break;
             nodes_[o.index].skip = static_cast<Id>(nodes_.size());
-            set_box(o.index, o.all);
-            done = o.all;
             up.pop_back();
         }
         if (todo.empty()) return;
@@ -1032,13 +1069,15 @@ void orthtree<T, D, Id>::build_nodes(build_state& st) {
 // says the current grid was fitted to this node and nothing split since, so running out
 // again means the points are all equal.
 template <class T, std::size_t D, class Id>
-std::size_t orthtree<T, D, Id>::split_node(pending& t, std::size_t* run_start, build_state& st) {
+template <class Source>
+std::size_t orthtree<T, D, Id>::split_node(const Source& points, pending& t, std::size_t* run_start,
+                                           build_state& st) {
     const std::size_t b = t.b, e = t.e;
     constexpr std::uint64_t mask = fanout - 1;
     for (;;) {
         if (t.bits_left == 0) {
             if (t.fresh) return 0;  // a fitted grid could not separate them: all equal
-            requantize(b, e, st);
+            requantize(points, b, e, st);
             t.bits_left = st.axis_bits;
             t.fresh = true;
         }
