@@ -166,24 +166,26 @@ public:
     /// True when no point is live.
     bool empty() const noexcept { return live_ == 0; }
     /// Every id handed out so far is below this (the next insert returns it).
-    std::size_t id_bound() const noexcept { return points_.size(); }
+    std::size_t id_bound() const noexcept { return where_.size(); }
     /// The options the index keeps itself in shape with.
     const dynamic_options& options() const noexcept { return options_; }
     /// True when `id` names a live point.
-    bool contains(Id id) const noexcept { return id < points_.size() && where_[id] != erased; }
-    /// The point with this id. Throws std::out_of_range if the id is not live.
-    const point_type& point(Id id) const {
+    bool contains(Id id) const noexcept { return id < where_.size() && where_[id] != erased; }
+    /// The point with this id, read from the part that holds it. The first call that reads
+    /// a point of the snapshot (or of a side tree) builds that tree's id map (orthtree::point,
+    /// 4 bytes a point). Throws std::out_of_range if the id is not live.
+    point_type point(Id id) const {
         check_live(id);
-        return points_[id];
+        return point_of(id);
     }
     /// How far the index has drifted from its snapshot: the larger of the number of live
     /// points held outside it and the number of its dead entries (a moved point counts in
     /// both, so once). 0 right after rebuild(). For tuning and tests.
     std::size_t pending() const noexcept { return std::max(outside(), snap_.dead_count); }
-    /// Bytes held: the points by id, the bookkeeping per id, the snapshot, the side trees
-    /// and the tail (vector capacities, not malloc's overhead).
+    /// Bytes held: the bookkeeping per id, the snapshot, the side trees and the tail (vector
+    /// capacities, not malloc's overhead).
     std::size_t memory_bytes() const noexcept {
-        std::size_t n = points_.capacity() * sizeof(point_type) + where_.capacity() + slot_.capacity() * sizeof(Id) +
+        std::size_t n = where_.capacity() + slot_.capacity() * sizeof(Id) +
                         tail_.capacity() * sizeof(Id) + tail_points_.capacity() * sizeof(point_type) +
                         snap_.memory_bytes();
         for (const part& level : levels_) n += level.memory_bytes();
@@ -205,10 +207,9 @@ public:
     /// unchanged. (Reorganising after the change is put off when memory is short.)
     Id insert(const point_type& p) {
         detail::check_point(p, "inserted point");
-        check_capacity(points_.size() + 1);
+        check_capacity(where_.size() + 1);
         reserve_one();
-        const Id id = static_cast<Id>(points_.size());
-        points_.push_back(p);
+        const Id id = static_cast<Id>(where_.size());
         where_.push_back(in_tail);
         slot_.push_back(static_cast<Id>(tail_.size()));
         tail_.push_back(id);
@@ -237,13 +238,11 @@ public:
         check_live(id);
         detail::check_point(p, "moved-to point");
         if (where_[id] == in_tail) {
-            points_[id] = p;
             tail_points_[slot_[id]] = p;
             return;
         }
         reserve_one();
         detach(id);
-        points_[id] = p;
         where_[id] = in_tail;
         slot_[id] = static_cast<Id>(tail_.size());
         tail_.push_back(id);
@@ -276,10 +275,10 @@ public:
     void rebuild() {
         std::vector<Id> which;
         which.reserve(live_);
-        for (std::size_t id = 0; id < points_.size(); ++id)
+        for (std::size_t id = 0; id < where_.size(); ++id)
             if (where_[id] != erased) which.push_back(static_cast<Id>(id));
         std::vector<point_type> pts(which.size());
-        for (std::size_t i = 0; i < which.size(); ++i) pts[i] = points_[which[i]];
+        for (std::size_t i = 0; i < which.size(); ++i) pts[i] = point_of(which[i]);
         part fresh = part::make(which, std::move(pts), options_.tree);
         snap_ = std::move(fresh);
         levels_.clear();
@@ -463,9 +462,7 @@ private:
         const std::size_t n = points.size();
         check_options();
         check_capacity(n);
-        points_.resize(n);
-        for (std::size_t i = 0; i < n; ++i) points_[i] = points[i];
-        snap_.tree = tree_type(points_.data(), n, options_.tree);  // validates the points
+        snap_.tree = tree_type(points.data, n, options_.tree);  // validates the points
         where_.assign(n, at_snapshot);
         slot_.resize(n);
         for (std::size_t i = 0; i < n; ++i) slot_[i] = static_cast<Id>(i);
@@ -476,7 +473,7 @@ private:
 
     template <class Source>
     void move_all_from(const Source& points) {
-        const std::size_t n = points_.size();
+        const std::size_t n = where_.size();
         if (points.size() != n)
             throw std::invalid_argument("quoct: move_all needs id_bound() = " + std::to_string(n) +
                                         " points, one per id; got " + std::to_string(points.size()));
@@ -507,7 +504,6 @@ private:
         tail_points_.clear();
         for (std::size_t id = 0, i = 0; id < n; ++id) {
             if (where_[id] == erased) continue;
-            points_[id] = points[id];
             where_[id] = at_snapshot;
             slot_[id] = static_cast<Id>(i++);
         }
@@ -521,12 +517,21 @@ private:
     void check_live(Id id) const {
         if (!contains(id)) throw std::out_of_range("quoct: id " + std::to_string(id) + " is not a live point");
     }
+    // The point of a live id, from the part that holds it (a tree's point() maps its input
+    // position, our slot, to where it stores it).
+    point_type point_of(Id id) const {
+        const Id s = slot_[id];
+        switch (where_[id]) {
+            case at_snapshot: return snap_.tree.point(s);
+            case in_tail: return tail_points_[s];
+            default: return levels_[where_[id] - in_level].tree.point(s);
+        }
+    }
     // Grows every vector a push may touch first, so a failed allocation changes nothing.
     void reserve_one() {
         auto grow = [](auto& v) {
             if (v.size() == v.capacity()) v.reserve(v.size() + v.size() / 2 + 16);  // 1.5x: less slack
         };
-        grow(points_);
         grow(where_);
         grow(slot_);
         grow(tail_);
@@ -626,7 +631,8 @@ private:
             if (best_id == none) break;
             which.push_back(best_id);
             ++cursor[best];
-            pts.push_back(points_[best_id]);  // a live entry's point is its current one
+            pts.push_back(best == merged_levels ? tail_points_[order[cursor[best] - 1]]
+                                                : levels_[best].tree.point(static_cast<Id>(cursor[best] - 1)));
             if (best != merged_levels) skip_dead(best);
         }
         part fresh = part::make(which, std::move(pts), options_.tree);
@@ -705,7 +711,6 @@ private:
     template <class>
     friend struct detail::file_codec;  // quoct/file.hpp
     dynamic_options options_;
-    std::vector<point_type> points_;    // by id: the current point (stale when erased)
     std::vector<unsigned char> where_;  // by id: erased, at_snapshot, in_tail or in_level + j
     std::vector<Id> slot_;              // by id: position in the snapshot, the tail or level j
     part snap_;

@@ -541,16 +541,15 @@ struct file_codec<geo::index<Id>> {
 
     static void write(const index& g, file_writer& w, const std::string& prefix) {
         w.add(prefix + "lonlat", g.where_.data(), g.where_.size());
-        w.add(prefix + "unit", g.unit_.data(), g.unit_.size());
         file_codec<octree<double, Id>>::write(g.tree_, w, prefix + "tree.");
     }
-    // (The tree's ids index the lon/lat arrays: the orthtree codec checks them.)
+    // (The tree's ids index the lon/lat arrays: the orthtree codec checks them. A `unit`
+    // section, written by earlier versions, is not read.)
     static index read(const file_reader& r, const std::string& prefix) {
         index g;
         g.tree_ = file_codec<octree<double, Id>>::read(r, prefix + "tree.");
         const std::size_t n = g.tree_.size();
         g.where_ = r.get<geo::lonlat>(prefix + "lonlat", n);
-        g.unit_ = r.get<geo::detail::vec3>(prefix + "unit", n);
         return g;
     }
 };
@@ -598,7 +597,6 @@ struct file_codec<dynamic_orthtree<T, D, Id>> {
         w.add_copy(prefix + "meta", std::vector<std::uint64_t>{x.options_.tail_limit, o.leaf_size, o.max_depth,
                                                                o.nearest_index ? 1u : 0u, x.live_, x.levels_.size()});
         w.add_copy(prefix + "rebuild", std::vector<double>{x.options_.rebuild_fraction});
-        w.add(prefix + "points", x.points_.data(), x.points_.size());
         w.add(prefix + "where", x.where_.data(), x.where_.size());
         w.add(prefix + "slot", x.slot_.data(), x.slot_.size());
         w.add(prefix + "tail", x.tail_.data(), x.tail_.size());
@@ -623,9 +621,8 @@ struct file_codec<dynamic_orthtree<T, D, Id>> {
         x.live_ = file_reader::to_size(m[4]);
         const std::size_t levels = file_reader::to_size(m[5]);
         if (levels > 64) r.fail("damaged: " + std::to_string(m[5]) + " levels");
-        x.points_ = r.copy<point_type>(prefix + "points");
-        const std::size_t n = x.points_.size();
-        x.where_ = r.copy<unsigned char>(prefix + "where", n);
+        x.where_ = r.copy<unsigned char>(prefix + "where");
+        const std::size_t n = x.where_.size();
         x.slot_ = r.copy<Id>(prefix + "slot", n);
         x.tail_ = r.copy<Id>(prefix + "tail");
         x.tail_points_ = r.copy<point_type>(prefix + "tail_points", x.tail_.size());
@@ -677,7 +674,7 @@ private:
         holds(x.snap_, index::at_snapshot);
         for (std::size_t j = 0; j < x.levels_.size(); ++j) holds(x.levels_[j], static_cast<unsigned>(index::in_level + j));
         std::size_t live = 0;
-        for (std::size_t id = 0; id < x.points_.size(); ++id) {
+        for (std::size_t id = 0; id < x.where_.size(); ++id) {
             const unsigned w = x.where_[id];
             const std::size_t s = x.slot_[id];
             const auto in = [&](const part& p) {
@@ -688,16 +685,15 @@ private:
                             (w >= index::in_level && w - index::in_level < x.levels_.size() &&
                              in(x.levels_[w - index::in_level]));
             if (!ok) r.fail("damaged: point " + std::to_string(id) + " has no place in the index");
-            if (w != index::erased && !is_finite(x.points_[id]))  // a rebuild would refuse it
-                r.fail("damaged: point " + std::to_string(id) + " has a NaN or infinite coordinate");
             live += w != index::erased;
         }
         if (live != x.live_) r.fail("damaged: the live count disagrees with the points");
         for (std::size_t i = 0; i < x.tail_.size(); ++i) {
             const Id id = x.tail_[i];
-            if (id >= x.points_.size() || x.where_[id] != index::in_tail || x.slot_[id] != i ||
-                !(x.tail_points_[i] == x.points_[id]))
-                r.fail("damaged: the tail disagrees with its points");
+            if (id >= x.where_.size() || x.where_[id] != index::in_tail || x.slot_[id] != i)
+                r.fail("damaged: the tail disagrees with its ids");
+            if (!is_finite(x.tail_points_[i]))  // a rebuild would refuse it
+                r.fail("damaged: point " + std::to_string(id) + " has a NaN or infinite coordinate");
         }
     }
 };

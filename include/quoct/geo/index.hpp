@@ -282,7 +282,7 @@ public:
     }
     /// Bytes held: the lon/lat copy, the unit vectors and the octree.
     std::size_t memory_bytes() const noexcept {
-        return where_.memory_bytes() + unit_.memory_bytes() + tree_.memory_bytes();
+        return where_.memory_bytes() + tree_.memory_bytes();
     }
 
     // --- within: a spherical cap ---------------------------------------------------------
@@ -299,10 +299,7 @@ public:
         detail::check_metres(metres);
         if (metres >= half_circumference) return visit_all(f);
         const detail::vec3 c = detail::unit_vector(lon, lat);
-        const auto keep = [&](Id id, const detail::vec3&) {
-            return detail::metres_between(c, unit_[id]) <= metres ? quoct::detail::call_go_on(f, id) : true;
-        };
-        return tree_.visit(ball<double, 3>{c, chord_for(metres)}, keep);
+        return visit_within_unit(c, metres, [&](Id id, double) { return quoct::detail::call_go_on(f, id); });
     }
     /// Clears `out`, then fills it with the ids visit_within(lon, lat, metres) reports. Throws as it.
     void within(double lon, double lat, double metres, std::vector<Id>& out) const {
@@ -322,8 +319,10 @@ public:
     void within(double lon, double lat, double metres, std::vector<neighbor_type>& out,
                 result_order order = result_order::any) const {
         out.clear();
+        detail::check_location(lon, lat, "centre");
+        detail::check_metres(metres);
         const detail::vec3 c = detail::unit_vector(lon, lat);
-        visit_within(lon, lat, metres, [&](Id id) { out.push_back(neighbor_type{id, detail::metres_between(c, unit_[id])}); });
+        visit_within_unit(c, metres, [&](Id id, double d) { out.push_back(neighbor_type{id, d}); });
         if (order == result_order::nearest_first)
             std::sort(out.begin(), out.end(), [](const neighbor_type& a, const neighbor_type& b) {
                 return a.distance < b.distance || (a.distance == b.distance && a.id < b.id);
@@ -421,12 +420,23 @@ private:
                 throw std::invalid_argument("quoct::geo: point " + std::to_string(i) +
                                             " is not a longitude in [-180, 180] and a latitude in [-90, 90]");
         }
-        quoct::detail::section<detail::vec3> unit;
-        unit.resize(n);
+        std::vector<detail::vec3> unit(n);  // the tree keeps its own copy, in its order
         for (std::size_t i = 0; i < n; ++i) unit[i] = detail::unit_vector(where[i].lon, where[i].lat);
         tree_ = octree<double, Id>(unit.data(), n, options);  // checks the options and the size
         where_ = std::move(where);
-        unit_ = std::move(unit);
+    }
+
+    // The search within `metres` (checked by the caller) of the unit vector c, calling
+    // f(id, distance in metres) for each point found; the distance is computed from the
+    // tree's own copy of the point's unit vector. From half_circumference on, every point.
+    template <class F>
+    bool visit_within_unit(const detail::vec3& c, double metres, F&& f) const {
+        const bool all = metres >= half_circumference;
+        const double chord = all ? 4.0 : chord_for(metres);  // 4: beyond every unit vector
+        return tree_.visit(ball<double, 3>{c, chord}, [&](Id id, const detail::vec3& u) {
+            const double d = detail::metres_between(c, u);
+            return all || d <= metres ? quoct::detail::call_go_on(f, id, d) : true;
+        });
     }
 
     // A chord radius no point within `metres` by distance() can exceed, rounding included:
@@ -461,8 +471,7 @@ private:
     template <class>
     friend struct quoct::detail::file_codec;
     quoct::detail::section<lonlat> where_;        // by id, as given
-    quoct::detail::section<detail::vec3> unit_;   // by id: unit_vector(where_[id])
-    octree<double, Id> tree_;                     // over unit_
+    octree<double, Id> tree_;                     // over unit_vector(where_[id]), id by id
 };
 
 namespace detail {
