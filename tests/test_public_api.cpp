@@ -22,6 +22,11 @@ template class quoct::dynamic_orthtree<double, 3, std::uint64_t>;
 template class quoct::periodic_index<quoct::orthtree<float, 3>>;
 template class quoct::periodic_index<quoct::orthtree<double, 2>>;
 template class quoct::periodic_index<quoct::dynamic_orthtree<double, 3>>;
+// The query surface the point indexes share (queries.hpp), for each of them.
+template class quoct::point_queries<quoct::orthtree<double, 3>, double, 3, std::uint32_t>;
+template class quoct::point_queries<quoct::dynamic_orthtree<float, 2>, float, 2, std::uint32_t>;
+template class quoct::point_queries<quoct::periodic_index<quoct::orthtree<float, 3>>, float, 3, std::uint32_t>;
+template class quoct::point_queries<quoct::periodic_index<quoct::dynamic_orthtree<double, 3>>, double, 3, std::uint32_t>;
 template class quoct::geo::index<std::uint32_t>;
 template class quoct::geo::index<std::uint64_t>;
 template class quoct::object_index<quoct::ball<double, 2>>;
@@ -79,6 +84,22 @@ TEST_CASE("every public class's member templates compile and run", "[api]") {
     CHECK(moving.erase(id));
     torus.visit_shape(quoct::detail::ball_query<double, 3>(quoct::ball<double, 3>{{{0, 0, 0}}, 1}),
                       [](std::uint32_t, const quoct::point<double, 3>&) {});
+    // Box queries under the period: [1.5, 2) and [0, 0.5] on axis 0 hold the point at 0.
+    const quoct::box<double, 3> across{{{1.5, 0, 0}}, {{0.5, 2, 2}}};
+    CHECK(torus.count(across) == moving.count(across));
+    torus.visit(across, [](std::uint32_t, const quoct::point<double, 3>&) { return true; });
+    moving.visit(across, [](std::uint32_t, const quoct::point<double, 3>&) {});
+    std::vector<std::uint32_t> found;
+    torus.query_shape(quoct::periodic_box_query<double, 3>{domain, across}, found);
+    CHECK(found.size() == torus.count_shape(quoct::periodic_box_query<double, 3>{domain, across}));
+    struct everything {  // a result set that takes every point (the protocol of search_nearest)
+        double bound() const { return 1e300; }
+        bool full() const { return false; }
+    };
+    std::size_t offered = 0;
+    torus.search_nearest(quoct::detail::euclidean_metric<double, 3>{{{0, 0, 0}}}, everything{},
+                         [&](std::uint32_t, double) { ++offered; });
+    CHECK(offered == torus.size());
 
     const std::vector<quoct::geo::lonlat> places{{2.35, 48.85}, {-0.13, 51.5}};
     const quoct::geo::index<> geo(places);

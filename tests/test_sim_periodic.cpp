@@ -70,16 +70,16 @@ TEMPLATE_TEST_CASE("periodic ball queries match brute force", "[sim][periodic]",
             if (q % 10 == 0) c = pts[static_cast<std::size_t>(q) % pts.size()];
             const T r = static_cast<T>(0.05 + 0.6 * (q % 5));
             const auto expect = brute(dom, pts, c, r);
-            CHECK(sim_test::sorted(index.query({c, r})) == expect);
-            CHECK(index.count({c, r}) == expect.size());
+            CHECK(sim_test::sorted(index.query(quoct::ball<T, D>{c, r})) == expect);
+            CHECK(index.count(quoct::ball<T, D>{c, r}) == expect.size());
             std::vector<std::uint32_t> seen;
-            index.visit({c, r}, [&](std::uint32_t id, const quoct::point<T, D>&) { seen.push_back(id); });
+            index.visit(quoct::ball<T, D>{c, r}, [&](std::uint32_t id, const quoct::point<T, D>&) { seen.push_back(id); });
             CHECK(sim_test::sorted(seen) == expect);
         }
         // Across the wrap: a point at 0 sees the point just below L, and the other way.
-        const auto near = index.query({pts[0], T(0.001)});
+        const auto near = index.query(quoct::ball<T, D>{pts[0], T(0.001)});
         CHECK(std::find(near.begin(), near.end(), 1u) != near.end());
-        const auto back = index.query({pts[1], T(0.001)});
+        const auto back = index.query(quoct::ball<T, D>{pts[1], T(0.001)});
         CHECK(std::find(back.begin(), back.end(), 0u) != back.end());
     }
 }
@@ -110,8 +110,8 @@ TEMPLATE_TEST_CASE("periodic lattice: exact radii across the wrap", "[sim][perio
             std::vector<std::uint32_t> expect;
             for (std::uint32_t i = 0; i < pts.size(); ++i)
                 if (lattice_distance_sq(pts[i], pts[ci], L) <= k2) expect.push_back(i);
-            CHECK(sim_test::sorted(index.query({pts[ci], r})) == expect);
-            CHECK(index.count({pts[ci], r}) == expect.size());
+            CHECK(sim_test::sorted(index.query(quoct::ball<T, D>{pts[ci], r})) == expect);
+            CHECK(index.count(quoct::ball<T, D>{pts[ci], r}) == expect.size());
         }
         std::vector<std::pair<std::uint32_t, std::uint32_t>> expect_pairs;
         for (std::uint32_t i = 0; i < pts.size(); ++i)
@@ -120,7 +120,7 @@ TEMPLATE_TEST_CASE("periodic lattice: exact radii across the wrap", "[sim][perio
         CHECK(quoct::pairs_within(index, r, 2) == expect_pairs);
     }
     // Radius 1 from the corner 0 reaches L-1 on every axis (2D neighbours wrap around).
-    const auto around = index.query({pts[0], T(1)});
+    const auto around = index.query(quoct::ball<T, D>{pts[0], T(1)});
     CHECK(around.size() == 2 * D + 1);
 }
 
@@ -172,10 +172,10 @@ TEMPLATE_TEST_CASE("periodic dynamic index: moves wrap, bad input rejected", "[s
         if (step % 40 == 0) {
             const auto c = dom.wrap(sim_test::random_point<T, D>(rng, T(0), T(3)));
             const auto expect = brute(dom, pts, c, T(0.4));
-            CHECK(sim_test::sorted(index.query({c, T(0.4)})) == expect);
-            CHECK(index.count({c, T(0.4)}) == expect.size());
+            CHECK(sim_test::sorted(index.query(quoct::ball<T, D>{c, T(0.4)})) == expect);
+            CHECK(index.count(quoct::ball<T, D>{c, T(0.4)}) == expect.size());
             std::vector<std::uint32_t> seen;
-            index.visit({c, T(0.4)}, [&](std::uint32_t id, const quoct::point<T, D>&) { seen.push_back(id); });
+            index.visit(quoct::ball<T, D>{c, T(0.4)}, [&](std::uint32_t id, const quoct::point<T, D>&) { seen.push_back(id); });
             CHECK(sim_test::sorted(seen) == expect);
         }
     }
@@ -185,8 +185,8 @@ TEMPLATE_TEST_CASE("periodic dynamic index: moves wrap, bad input rejected", "[s
     CHECK_THROWS_AS(index.insert(outside), std::invalid_argument);
     outside[0] = T(-0.0001);
     CHECK_THROWS_AS(index.insert(outside), std::invalid_argument);
-    CHECK_THROWS_AS(index.query({outside, T(1)}), std::invalid_argument);
-    CHECK_THROWS_AS(index.query({pts[0], T(-1)}), std::invalid_argument);
+    CHECK_THROWS_AS(index.query(quoct::ball<T, D>{outside, T(1)}), std::invalid_argument);
+    CHECK_THROWS_AS(index.query(quoct::ball<T, D>{pts[0], T(-1)}), std::invalid_argument);
     CHECK_THROWS_AS(index.move(100000, pts[0]), std::out_of_range);
     CHECK(index.point(0) == pts[0]);
     CHECK(index.size() == pts.size());
@@ -200,4 +200,85 @@ TEMPLATE_TEST_CASE("periodic dynamic index: moves wrap, bad input rejected", "[s
     quoct::point<T, D> tiny;
     for (std::size_t a = 0; a < D; ++a) tiny[a] = -std::numeric_limits<T>::denorm_min();
     CHECK(dom.contains(dom.wrap(tiny)));
+}
+
+TEMPLATE_TEST_CASE("periodic box queries: across the period's end when lo > hi, against an image-by-image oracle",
+                   "[sim][periodic]", SIM_SPACES) {
+    using T = typename TestType::scalar;
+    constexpr std::size_t D = TestType::dim;
+    const long L = 8;
+    auto dom = cube<T, D>(T(L));
+    dom.length[D - 1] = 0;  // the last axis open: plain bounds there
+    // A lattice with halves (dyadic: every coordinate exact), the open axis from -3 to 10.
+    std::vector<quoct::point<T, D>> pts;
+    std::mt19937_64 rng(11);
+    for (int i = 0; i < 1500; ++i) {
+        quoct::point<T, D> p;
+        for (std::size_t a = 0; a < D; ++a)
+            p[a] = a == D - 1 ? static_cast<T>(long(rng() % 27) - 6) / 2 : static_cast<T>(long(rng() % (2 * L))) / 2;
+        pts.push_back(p);
+    }
+    // In the box on a wrapping axis: some image x + kL, k in -2..2, lies in [lo, hi'], where
+    // hi' = hi, or hi + L for a box across the end (lo > hi). Open axis: lo <= x <= hi.
+    const auto oracle = [&](const quoct::box<T, D>& b) {
+        std::vector<std::uint32_t> out;
+        for (std::uint32_t i = 0; i < pts.size(); ++i) {
+            bool in = true;
+            for (std::size_t a = 0; a < D && in; ++a) {
+                const double x = pts[i][a], lo = b.lo[a], hi = b.hi[a];
+                if (!dom.wraps(a)) {
+                    in = lo <= x && x <= hi;
+                    continue;
+                }
+                const double top = lo <= hi ? hi : hi + double(L);
+                bool any = false;
+                for (long k = -2; k <= 2; ++k) any = any || (lo <= x + double(k * L) && x + double(k * L) <= top);
+                in = any;
+            }
+            if (in) out.push_back(i);
+        }
+        return out;
+    };
+    quoct::periodic_orthtree<T, D> index(dom, pts);
+    quoct::periodic_index<quoct::dynamic_orthtree<T, D>> moving(dom, pts);
+    for (std::uint32_t i = 0; i < 300; i += 3) moving.erase(i);  // erased points must not come back
+    for (int q = 0; q < 200; ++q) {
+        quoct::box<T, D> b;
+        for (std::size_t a = 0; a < D; ++a) {
+            if (dom.wraps(a)) {
+                b.lo[a] = static_cast<T>(long(rng() % (2 * L + 1))) / 2;  // 0 .. L, halves
+                b.hi[a] = static_cast<T>(long(rng() % (2 * L + 1))) / 2;
+            } else {
+                const T x = static_cast<T>(long(rng() % 27) - 6) / 2, y = static_cast<T>(long(rng() % 27) - 6) / 2;
+                b.lo[a] = std::min(x, y);
+                b.hi[a] = std::max(x, y);
+            }
+        }
+        if (q == 0) b.lo[0] = 0, b.hi[0] = T(L);  // the whole period
+        INFO("box " << q);
+        const auto expect = oracle(b);
+        CHECK(sim_test::sorted(index.query(b)) == expect);
+        CHECK(index.count(b) == expect.size());
+        std::vector<std::uint32_t> seen;
+        index.visit(b, [&](std::uint32_t id, const quoct::point<T, D>&) { seen.push_back(id); });
+        CHECK(sim_test::sorted(seen) == expect);
+        std::vector<std::uint32_t> live;
+        for (std::uint32_t id : expect)
+            if (!(id < 300 && id % 3 == 0)) live.push_back(id);
+        CHECK(sim_test::sorted(moving.query(b)) == live);
+        CHECK(moving.count(b) == live.size());
+    }
+    // Bad boxes: a bound outside [0, L] on a wrapping axis, lo > hi on the open axis, NaN.
+    quoct::box<T, D> bad;
+    for (std::size_t a = 0; a < D; ++a) bad.lo[a] = 0, bad.hi[a] = 1;
+    bad.lo[0] = T(-0.5);
+    CHECK_THROWS_AS(index.query(bad), std::invalid_argument);
+    bad.lo[0] = 0;
+    bad.hi[0] = T(L) + 1;
+    CHECK_THROWS_AS(index.count(bad), std::invalid_argument);
+    bad.hi[0] = 1;
+    bad.lo[D - 1] = 2;
+    CHECK_THROWS_AS(moving.query(bad), std::invalid_argument);
+    bad.lo[D - 1] = std::numeric_limits<T>::quiet_NaN();
+    CHECK_THROWS_AS(index.visit(bad, [](std::uint32_t, const quoct::point<T, D>&) {}), std::invalid_argument);
 }

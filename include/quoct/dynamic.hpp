@@ -117,7 +117,7 @@ struct frozen_part {
 /// as the same queries on a quoct::orthtree over the live points would (same predicates,
 /// same tie order for nearest), with our ids.
 template <class T, std::size_t D, class Id = std::uint32_t>
-class dynamic_orthtree {
+class dynamic_orthtree : public point_queries<dynamic_orthtree<T, D, Id>, T, D, Id> {
     static_assert(std::is_integral<Id>::value && std::is_unsigned<Id>::value,
                   "quoct::dynamic_orthtree: Id must be an unsigned integer type");
 
@@ -292,82 +292,9 @@ public:
 
     // --- queries (const; thread-safe while nobody mutates) --------------------------------
 
-    /// Clears `out`, then fills it with the ids of the live points in the closed ball
-    /// (distance_sq(p, s.center) <= s.radius^2), in no particular order. Throws
-    /// std::invalid_argument for a NaN or infinite centre or a NaN or negative radius.
-    void query(const ball_type& s, std::vector<Id>& out) const {
-        detail::check_ball(s);
-        collect([&](const tree_type& t, std::vector<Id>& o) { t.query(s, o); },
-                [&](const tree_type& t, auto&& g) { return t.visit(s, g); },
-                [&](const point_type& p) { return quoct::contains(s, p); }, out);
-    }
-    /// As query(s, out), returning the ids.
-    std::vector<Id> query(const ball_type& s) const {
-        std::vector<Id> out;
-        query(s, out);
-        return out;
-    }
-    /// Clears `out`, then fills it with the live points query(s) returns, each with its
-    /// squared distance distance_sq(point, s.center), the value the ball predicate compares
-    /// with s.radius^2. In no particular order, or nearest first by (distance_sq, id) with
-    /// result_order::nearest_first. Throws as query.
-    void query(const ball_type& s, std::vector<neighbor_type>& out, result_order order = result_order::any) const {
-        out.clear();
-        visit(s, [&](Id id, const point_type& p) { out.push_back(neighbor_type{id, distance_sq(p, s.center)}); });
-        detail::order_results(out, order);
-    }
-    /// As query(s, out, order), returning the neighbours.
-    std::vector<neighbor_type> query_with_distances(const ball_type& s, result_order order = result_order::any) const {
-        std::vector<neighbor_type> out;
-        query(s, out, order);
-        return out;
-    }
-    /// Clears `out`, then fills it with the ids of the live points in the closed box, in no
-    /// particular order. Throws std::invalid_argument for a NaN coordinate or lo > hi.
-    void query(const box_type& b, std::vector<Id>& out) const {
-        detail::check_box(b);
-        collect([&](const tree_type& t, std::vector<Id>& o) { t.query(b, o); },
-                [&](const tree_type& t, auto&& g) { return t.visit(b, g); },
-                [&](const point_type& p) { return quoct::contains(b, p); }, out);
-    }
-    /// As query(b, out), returning the ids.
-    std::vector<Id> query(const box_type& b) const {
-        std::vector<Id> out;
-        query(b, out);
-        return out;
-    }
-
-    /// Number of live points in the closed ball. Throws as query.
-    std::size_t count(const ball_type& s) const {
-        detail::check_ball(s);
-        return count_in([&](const tree_type& t) { return t.count(s); },
-                        [&](const tree_type& t, auto&& g) { return t.visit(s, g); },
-                        [&](const point_type& p) { return quoct::contains(s, p); });
-    }
-    /// Number of live points in the closed box. Throws as query.
-    std::size_t count(const box_type& b) const {
-        detail::check_box(b);
-        return count_in([&](const tree_type& t) { return t.count(b); },
-                        [&](const tree_type& t, auto&& g) { return t.visit(b, g); },
-                        [&](const point_type& p) { return quoct::contains(b, p); });
-    }
-
-    /// Calls f(id, point) for each live point in the closed ball, in no particular order;
-    /// if f returns something convertible to bool, false stops. Returns false if stopped.
-    /// f must not modify the index. Throws as query, and passes on what f throws.
-    template <class F>
-    bool visit(const ball_type& s, F&& f) const {
-        detail::check_ball(s);
-        return visit_in([&](const tree_type& t, auto&& g) { return t.visit(s, g); },
-                        [&](const point_type& p) { return quoct::contains(s, p); }, f);
-    }
-    /// As visit(ball, f), for the closed box.
-    template <class F>
-    bool visit(const box_type& b, F&& f) const {
-        detail::check_box(b);
-        return visit_in([&](const tree_type& t, auto&& g) { return t.visit(b, g); },
-                        [&](const point_type& p) { return quoct::contains(b, p); }, f);
-    }
+    // (The ball, box and nearest queries come from point_queries, over the live points,
+    // through the primitives below and query_shape, count_shape and visit_shape.)
+    friend class point_queries<dynamic_orthtree, T, D, Id>;
 
     /// Advanced: query() for a shape of your own, with the contract of
     /// orthtree::query_shape (classify(box) and contains(point)).
@@ -391,29 +318,6 @@ public:
                         [&](const point_type& p) { return shape.contains(p); }, f);
     }
 
-    /// The min(k, size()) live points closest to p, closest first, ties by smaller id;
-    /// distances are distance_sq(point, p). Throws std::invalid_argument if k == 0 or p
-    /// has a NaN or infinite coordinate.
-    void nearest(const point_type& p, std::size_t k, std::vector<neighbor_type>& out) const {
-        nearest(p, k, std::numeric_limits<T>::infinity(), out);
-    }
-    /// Capped k-nearest: the k live points closest to p within the closed ball of the
-    /// given radius (user units; distance_sq(point, p) <= radius^2, query()'s predicate),
-    /// closest first, ties by smaller id. Throws std::invalid_argument if k == 0, p has a
-    /// NaN or infinite coordinate, or the radius is NaN or negative.
-    void nearest(const point_type& p, std::size_t k, T radius, std::vector<neighbor_type>& out) const {
-        detail::check_point(p, "nearest query point");
-        detail::check_k(k);
-        detail::check_radius(radius, "nearest");
-        detail::run_nearest_sq<T, D, Id>(
-            out, k, live_, radius,
-            [&](const auto& set, auto&& sink) { search_nearest(detail::euclidean_metric<T, D>{p}, set, sink); },
-            [&](Id id) { return point(id) == p; },
-            [&](T upper, auto&& f) {
-                visit_shape(detail::ball_query<T, D>(p, detail::radius_bound<T, D>::at_most(upper)), f);
-            },
-            [&](const point_type& q) { return detail::point_offsets<T, D>{q, p}; });
-    }
     /// Advanced: orthtree::search_nearest over the live points (snapshot, side trees and
     /// tail, all feeding one set), calling sink(id, distance) with our ids. Same contract.
     template <class Metric, class Set, class Sink>
@@ -434,16 +338,34 @@ public:
             if (d <= set.bound()) sink(tail_[i], d);
         }
     }
-    /// As nearest(p, k, out), returning the ids.
-    std::vector<Id> nearest(const point_type& p, std::size_t k) const {
-        std::vector<neighbor_type> found;
-        nearest(p, k, found);
-        std::vector<Id> ids(found.size());
-        for (std::size_t i = 0; i < found.size(); ++i) ids[i] = found[i].id;
-        return ids;
-    }
 
 private:
+    // --- point_queries' primitives
+    template <class F>
+    decltype(auto) with_ball(const ball_type& s, F&& f) const {
+        detail::check_ball(s);
+        return detail::with_ball_query(s, f);
+    }
+    template <class F>
+    decltype(auto) with_box(const box_type& b, F&& f) const {
+        detail::check_box(b);
+        return f(detail::box_query<T, D>(b));
+    }
+    static T result_distance_sq(const point_type& p, const point_type& center) noexcept { return distance_sq(p, center); }
+    void capped_nearest(const point_type& p, std::size_t k, T radius, std::vector<neighbor_type>& out) const {
+        detail::check_point(p, "nearest query point");
+        detail::check_k(k);
+        detail::check_radius(radius, "nearest");
+        detail::run_nearest_sq<T, D, Id>(
+            out, k, live_, radius,
+            [&](const auto& set, auto&& sink) { search_nearest(detail::euclidean_metric<T, D>{p}, set, sink); },
+            [&](Id id) { return point_of(id) == p; },
+            [&](T upper, auto&& f) {
+                visit_shape(detail::ball_query<T, D>(p, detail::radius_bound<T, D>::at_most(upper)), f);
+            },
+            [&](const point_type& q) { return detail::point_offsets<T, D>{q, p}; });
+    }
+
     using part = detail::sim::frozen_part<T, D, Id>;
     // where_[id]: erased, at_snapshot, in_tail, or in_level + j for level j.
     enum : unsigned char { erased, at_snapshot, in_tail, in_level };

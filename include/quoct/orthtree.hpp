@@ -35,6 +35,7 @@
 #include "detail/query_shapes.hpp"
 #include "detail/section.hpp"
 #include "detail/validate.hpp"
+#include "queries.hpp"
 #include "shapes.hpp"
 #include "point_traits.hpp"
 
@@ -85,21 +86,7 @@ struct build_options {
     bool nearest_index = true;
 };
 
-/// The order of results with distances: as the traversal meets them (any, the fastest), or
-/// nearest first, by (distance_sq, id), so equal distances come smaller id first.
-enum class result_order { any, nearest_first };
-
 namespace detail {
-
-/// Sorts neighbours by (distance_sq, id) when asked to.
-template <class T, class Id>
-void order_results(std::vector<neighbor<T, Id>>& out, result_order order) {
-    if (order != result_order::nearest_first) return;
-    // NaN distances go last, unsorted (std::sort needs a strict weak order); they come only
-    // from coordinates no builder makes, in a tree read from a damaged file.
-    const auto last = std::partition(out.begin(), out.end(), [](const neighbor<T, Id>& n) { return !std::isnan(n.distance_sq); });
-    std::sort(out.begin(), last, knn_set<T, Id>::before);
-}
 
 /// The deepest a node of a tree of T can lie (see max_depth_limit): a node holding two
 /// distinct points lies at depth at most log2(2 max() / denorm_min()), its children one
@@ -204,8 +191,10 @@ struct has_ball_in_box<Metric, Box, T,
 
 /// A 2^D-ary spatial tree over points in D dimensions with scalar T (float or double).
 /// Id is the unsigned integer type of point ids; a point's id is its position in the input.
+/// Its ball, box and nearest queries (query, count, visit, query_with_distances, nearest)
+/// are point_queries'.
 template <class T, std::size_t D, class Id = std::uint32_t>
-class orthtree {
+class orthtree : public point_queries<orthtree<T, D, Id>, T, D, Id> {
     static_assert(std::is_floating_point<T>::value, "quoct::orthtree: T must be float, double or long double");
     static_assert(D >= 1 && D <= 8, "quoct::orthtree: D must be between 1 and 8 (2^D children per node)");
     static_assert(std::is_integral<Id>::value && std::is_unsigned<Id>::value,
@@ -313,120 +302,9 @@ public:
         return point_at(position_of(id));
     }
 
-    /// Clears `out`, then fills it with the ids of the points in the closed ball, in no
-    /// particular order: exactly the points p with distance_sq(p, s.center) <= s.radius^2.
-    /// An infinite radius takes every point. Throws std::invalid_argument for a NaN or
-    /// infinite centre or a NaN or negative radius.
-    void query(const ball_type& s, std::vector<Id>& out) const {
-        detail::check_ball(s);
-        detail::with_ball_query(s, [&](const auto& q) { collect(q, out); });
-    }
-    /// As query(s, out), returning the ids.
-    std::vector<Id> query(const ball_type& s) const {
-        std::vector<Id> out;
-        query(s, out);
-        return out;
-    }
-    /// Clears `out`, then fills it with the points query(s) returns, each with its squared
-    /// distance distance_sq(point, s.center) (the very value the ball predicate compares
-    /// with s.radius^2, so every distance_sq is <= s.radius^2). In no particular order, or
-    /// nearest first by (distance_sq, id) with result_order::nearest_first. Throws as query.
-    void query(const ball_type& s, std::vector<neighbor_type>& out, result_order order = result_order::any) const {
-        out.clear();
-        visit(s, [&](Id id, const point_type& p) { out.push_back(neighbor_type{id, distance_sq(p, s.center)}); });
-        detail::order_results(out, order);
-    }
-    /// As query(s, out, order), returning the neighbours.
-    std::vector<neighbor_type> query_with_distances(const ball_type& s, result_order order = result_order::any) const {
-        std::vector<neighbor_type> out;
-        query(s, out, order);
-        return out;
-    }
-    /// Clears `out`, then fills it with the ids of the points in the closed box (lo <= p <= hi
-    /// on every axis). The box may be unbounded. Throws std::invalid_argument for a NaN
-    /// coordinate or lo > hi on some axis.
-    void query(const box_type& b, std::vector<Id>& out) const {
-        detail::check_box(b);
-        collect(detail::box_query<T, D>(b), out);
-    }
-    /// As query(b, out), returning the ids.
-    std::vector<Id> query(const box_type& b) const {
-        std::vector<Id> out;
-        query(b, out);
-        return out;
-    }
-
-    /// Number of points in the closed ball; the same points query(s) returns. Throws as query.
-    std::size_t count(const ball_type& s) const {
-        detail::check_ball(s);
-        return detail::with_ball_query(s, [&](const auto& q) { return count_in(q); });
-    }
-    /// Number of points in the closed box; the same points query(b) returns. Throws as query.
-    std::size_t count(const box_type& b) const {
-        detail::check_box(b);
-        return count_in(detail::box_query<T, D>(b));
-    }
-
-    /// Calls f(id, point) for each point in the closed ball, in no particular order. If f
-    /// returns something convertible to bool, false stops the search. Returns false if it
-    /// was stopped. Throws as query, and passes on whatever f throws.
-    template <class F>
-    bool visit(const ball_type& s, F&& f) const {
-        detail::check_ball(s);
-        return detail::with_ball_query(s, [&](const auto& q) { return visit_in(q, f); });
-    }
-    /// As visit(ball, f), for the closed box.
-    template <class F>
-    bool visit(const box_type& b, F&& f) const {
-        detail::check_box(b);
-        return visit_in(detail::box_query<T, D>(b), f);
-    }
-
-    /// The min(k, size()) points closest to p, closest first; equal distances are ordered by
-    /// smaller id: exactly the first k of all points sorted by (distance_sq(point, p), id).
-    /// Throws std::invalid_argument if k == 0 or p has a NaN or infinite coordinate.
-    void nearest(const point_type& p, std::size_t k, std::vector<neighbor_type>& out) const {
-        nearest(p, k, std::numeric_limits<T>::infinity(), out);
-    }
-    /// Capped k-nearest: the k closest points within the closed ball of the given radius
-    /// around p (user units: distance_sq(point, p) <= radius^2, the predicate of query()),
-    /// closest first, ties by smaller id; fewer than k when fewer lie within. An infinite
-    /// radius is nearest(p, k, out). Throws std::invalid_argument if k == 0, p has a NaN or
-    /// infinite coordinate, or the radius is NaN or negative.
-    void nearest(const point_type& p, std::size_t k, T radius, std::vector<neighbor_type>& out) const {
-        detail::check_point(p, "nearest query point");
-        detail::check_k(k);
-        detail::check_radius(radius, "nearest");
-        // Points are offered by storage position; the set reads an id only for a tie and
-        // for the answers.
-        const Id* ids = ids_.data();
-        detail::run_nearest_sq<T, D, Id>(
-            out, k, size_, radius,
-            [&](const auto& set, auto&& sink) {
-                const detail::euclidean_metric<T, D> metric{p};
-                if (k == 1) find_nearest<true>(metric, set, sink);
-                else find_nearest<false>(metric, set, sink);
-            },
-            [&](Id position) { return point_at(position) == p; },
-            [&](T upper, auto&& f) {
-                visit_in(detail::ball_query<T, D>(p, detail::radius_bound<T, D>::at_most(upper)), f);
-            },
-            [&](const point_type& q) { return detail::point_offsets<T, D>{q, p}; },
-            [ids](Id position) { return ids[position]; });
-    }
-    /// As nearest(p, k, out), giving ids only.
-    void nearest(const point_type& p, std::size_t k, std::vector<Id>& out) const {
-        std::vector<neighbor_type> found;
-        nearest(p, k, found);
-        out.resize(found.size());
-        for (std::size_t i = 0; i < found.size(); ++i) out[i] = found[i].id;
-    }
-    /// As nearest(p, k, out), returning the ids.
-    std::vector<Id> nearest(const point_type& p, std::size_t k) const {
-        std::vector<Id> out;
-        nearest(p, k, out);
-        return out;
-    }
+    // (The ball, box and nearest queries come from point_queries, through the primitives
+    // below and query_shape, count_shape and visit_shape.)
+    friend class point_queries<orthtree, T, D, Id>;
 
     /// Advanced: the search behind nearest(), for indexes built on this tree (the dynamic,
     /// periodic and geographic ones) and for merging answers. Calls sink(id, distance) for
@@ -650,6 +528,41 @@ private:
                 }
                 return true;
             });
+    }
+
+    // --- point_queries' primitives -------------------------------------------------------
+
+    template <class F>
+    decltype(auto) with_ball(const ball_type& s, F&& f) const {
+        detail::check_ball(s);
+        return detail::with_ball_query(s, f);
+    }
+    template <class F>
+    decltype(auto) with_box(const box_type& b, F&& f) const {
+        detail::check_box(b);
+        return f(detail::box_query<T, D>(b));
+    }
+    static T result_distance_sq(const point_type& p, const point_type& center) noexcept { return distance_sq(p, center); }
+    void capped_nearest(const point_type& p, std::size_t k, T radius, std::vector<neighbor_type>& out) const {
+        detail::check_point(p, "nearest query point");
+        detail::check_k(k);
+        detail::check_radius(radius, "nearest");
+        // Points are offered by storage position; the set reads an id only for a tie and
+        // for the answers.
+        const Id* ids = ids_.data();
+        detail::run_nearest_sq<T, D, Id>(
+            out, k, size_, radius,
+            [&](const auto& set, auto&& sink) {
+                const detail::euclidean_metric<T, D> metric{p};
+                if (k == 1) find_nearest<true>(metric, set, sink);
+                else find_nearest<false>(metric, set, sink);
+            },
+            [&](Id position) { return point_at(position) == p; },
+            [&](T upper, auto&& f) {
+                visit_in(detail::ball_query<T, D>(p, detail::radius_bound<T, D>::at_most(upper)), f);
+            },
+            [&](const point_type& q) { return detail::point_offsets<T, D>{q, p}; },
+            [ids](Id position) { return ids[position]; });
     }
 
     // --- build ---------------------------------------------------------------------------

@@ -175,6 +175,62 @@ struct periodic_ball_query {
     }
 };
 
+/// A closed box in a periodic domain, as a shape for query_shape / count_shape /
+/// visit_shape, and what a periodic_index's box queries use. On an open axis (and on a
+/// wrapping axis with lo <= hi) a point is in when lo <= p <= hi; on a wrapping axis with
+/// lo > hi the box runs across the period's end: p >= lo or p <= hi (as geo::index's boxes
+/// across the antimeridian). A point at 0 on a wrapping axis is also at L (its image), so a
+/// box reaching L takes it. The comparisons are the whole predicate: exact, no arithmetic.
+/// On a wrapping axis both bounds must lie in [0, L] (validate()).
+template <class T, std::size_t D>
+struct periodic_box_query {
+    periodic_domain<T, D> domain;  ///< the domain
+    box<T, D> bounds;              ///< lo and hi per axis; lo > hi runs across a wrapping axis's end
+
+    /// Throws std::invalid_argument for a NaN bound, lo > hi on an open axis, or a bound
+    /// outside [0, L] on a wrapping axis.
+    void validate() const {
+        for (std::size_t a = 0; a < D; ++a) {
+            const T lo = bounds.lo[a], hi = bounds.hi[a];
+            if (std::isnan(lo) || std::isnan(hi))
+                throw std::invalid_argument("quoct: box bound on axis " + std::to_string(a) + " is NaN");
+            if (!domain.wraps(a)) {
+                if (lo > hi)
+                    throw std::invalid_argument("quoct: box lo > hi on axis " + std::to_string(a) + ", which does not wrap");
+            } else if (!(lo >= 0 && lo <= domain.length[a] && hi >= 0 && hi <= domain.length[a])) {
+                throw std::invalid_argument("quoct: box bounds on wrapping axis " + std::to_string(a) +
+                                            " must lie in [0, L] (a box across the period's end has lo > hi)");
+            }
+        }
+    }
+    /// How the closed box b relates to this one, per axis: outside when no coordinate of b
+    /// on the axis is in (a node reaching 0 counts as reaching L), inside when every one is.
+    relation classify(const box<T, D>& b) const noexcept {
+        bool inside = true;
+        for (std::size_t a = 0; a < D; ++a) {
+            const T lo = bounds.lo[a], hi = bounds.hi[a];
+            const bool meets = lo <= hi ? !(b.hi[a] < lo || b.lo[a] > hi) : !(b.hi[a] < lo && b.lo[a] > hi);
+            if (!meets && !(domain.wraps(a) && b.lo[a] <= 0 && b.hi[a] >= 0 && axis_in(a, domain.length[a])))
+                return relation::outside;
+            inside = inside && (lo <= hi ? lo <= b.lo[a] && b.hi[a] <= hi : b.lo[a] >= lo || b.hi[a] <= hi);
+        }
+        return inside ? relation::inside : relation::partial;
+    }
+    /// The predicate: on every axis axis_in(p[a]), or, on a wrapping axis, p[a] == 0 and
+    /// axis_in(L) (a point at 0 is also at L, its image).
+    bool contains(const point<T, D>& p) const noexcept {
+        for (std::size_t a = 0; a < D; ++a)
+            if (!axis_in(a, p[a]) && !(domain.wraps(a) && p[a] == 0 && axis_in(a, domain.length[a]))) return false;
+        return true;
+    }
+    /// True when x is within the bounds on axis a: lo <= x <= hi, or, across the end
+    /// (lo > hi), x >= lo or x <= hi.
+    bool axis_in(std::size_t a, T x) const noexcept {
+        const T lo = bounds.lo[a], hi = bounds.hi[a];
+        return lo <= hi ? lo <= x && x <= hi : x >= lo || x <= hi;
+    }
+};
+
 namespace detail {
 namespace sim {
 
@@ -295,11 +351,14 @@ struct periodic_metric {
 /// once) or quoct::dynamic_orthtree (insert / erase / move, forwarded after the domain
 /// check). Every point must lie in the domain: 0 <= x < L on each wrapping axis (use
 /// domain().wrap(p) first); points outside are rejected with std::invalid_argument.
-/// Queries are const and thread-safe as the underlying index's are. Ball queries, counts
-/// and pair searches and nearest use the minimum-image distance; for box queries use base(),
-/// which knows nothing of the wrap.
+/// Queries are const and thread-safe as the underlying index's are; they are
+/// point_queries'. Ball queries, counts, pair searches and nearest use the minimum-image
+/// distance; a box query takes a box whose bounds lie in [0, L] on each wrapping axis, and
+/// runs across the period's end on an axis where lo > hi (periodic_box_query). base() is
+/// the index underneath, which knows nothing of the wrap.
 template <class Index>
-class periodic_index {
+class periodic_index : public point_queries<periodic_index<Index>, typename Index::scalar_type, Index::dimension,
+                                            typename Index::id_type> {
 public:
     /// @name Types
     /// The index's scalar, id, point, box, ball, domain and neighbour types, and its dimension.
@@ -359,75 +418,30 @@ public:
     /// Every id is below this.
     std::size_t id_bound() const noexcept { return detail::sim::id_bound(base_); }
 
-    /// Clears `out`, then fills it with the ids of the points within minimum-image distance
-    /// s.radius of s.center, in no particular order. Throws std::invalid_argument for a
-    /// centre outside the domain or a NaN or negative radius (infinite: every point).
-    void query(const ball_type& s, std::vector<Id>& out) const { base_.query_shape(shape(s), out); }
-    /// As query(s, out), returning the ids.
-    std::vector<Id> query(const ball_type& s) const {
-        std::vector<Id> out;
-        query(s, out);
-        return out;
-    }
-    /// Clears `out`, then fills it with the points query(s) returns, each with its squared
-    /// minimum-image distance domain().distance_sq(point, s.center), the value compared with
-    /// s.radius^2. In no particular order, or nearest first by (distance_sq, id) with
-    /// result_order::nearest_first. Throws as query.
-    void query(const ball_type& s, std::vector<neighbor<T, Id>>& out, result_order order = result_order::any) const {
-        out.clear();
-        visit(s, [&](Id id, const point_type& p) { out.push_back(neighbor<T, Id>{id, domain_.distance_sq(p, s.center)}); });
-        detail::order_results(out, order);
-    }
-    /// As query(s, out, order), returning the neighbours.
-    std::vector<neighbor<T, Id>> query_with_distances(const ball_type& s, result_order order = result_order::any) const {
-        std::vector<neighbor<T, Id>> out;
-        query(s, out, order);
-        return out;
-    }
-    /// Number of points within minimum-image distance s.radius of s.center. Throws as query.
-    std::size_t count(const ball_type& s) const { return base_.count_shape(shape(s)); }
-    /// Calls f(id, point) for each point within minimum-image distance s.radius of
-    /// s.center; f returning false stops (then returns false). Throws as query.
-    template <class F>
-    bool visit(const ball_type& s, F&& f) const {
-        return base_.visit_shape(shape(s), f);
-    }
-    /// The min(k, size()) points nearest to p under the minimum image, closest first, ties
-    /// by smaller id: exactly the first k of all points sorted by
-    /// (domain().distance_sq(point, p), id). Each point counts once. Throws
-    /// std::invalid_argument if k == 0 or p is outside the domain (or not finite).
-    void nearest(const point_type& p, std::size_t k, std::vector<neighbor_type>& out) const {
-        nearest(p, k, std::numeric_limits<T>::infinity(), out);
-    }
-    /// Capped: the k nearest under the minimum image with domain().distance_sq(point, p)
-    /// <= radius^2 (radius in user units; the predicate of query()). Throws as nearest(p,
-    /// k, out), and std::invalid_argument for a NaN or negative radius.
-    void nearest(const point_type& p, std::size_t k, T radius, std::vector<neighbor_type>& out) const {
-        detail::check_k(k);
-        detail::check_radius(radius, "nearest");
-        domain_.check(p, "nearest query point");
-        detail::run_nearest_sq<T, D, Id>(
-            out, k, size(), radius,
-            [&](const auto& set, auto&& sink) {
-                base_.search_nearest(detail::sim::periodic_metric_nearest<T, D>{domain_, p}, set, sink);
-            },
-            [&](Id id) { return base_.point(id) == p; },
-            [&](T upper, auto&& f) {
-                base_.visit_shape(periodic_ball_query<T, D>{domain_, p, detail::radius_bound<T, D>::at_most(upper)}, f);
-            },
-            [&](const point_type& q) {
-                return [this, q, &p](std::size_t a) { return domain_.wide_axis_distance(a, q[a], p[a]); };
-            });
-    }
-    /// As nearest(p, k, out), returning the ids.
-    std::vector<Id> nearest(const point_type& p, std::size_t k) const {
-        std::vector<neighbor_type> found;
-        nearest(p, k, found);
-        std::vector<Id> ids(found.size());
-        for (std::size_t i = 0; i < found.size(); ++i) ids[i] = found[i].id;
-        return ids;
-    }
+    // (The ball, box and nearest queries come from point_queries, under the minimum image:
+    // balls of minimum-image distance, boxes as periodic_box_query, through the primitives
+    // below and query_shape, count_shape and visit_shape.)
+    friend class point_queries<periodic_index, scalar_type, dimension, id_type>;
 
+    /// Advanced: query() for a shape of your own over the stored (unwrapped) coordinates
+    /// (periodic_ball_query, periodic_box_query, or one with the contract of
+    /// orthtree::query_shape).
+    template <class Shape>
+    void query_shape(const Shape& s, std::vector<Id>& out) const {
+        base_.query_shape(s, out);
+    }
+    /// Advanced: count() for a shape of your own (see query_shape).
+    template <class Shape>
+    std::size_t count_shape(const Shape& s) const {
+        return base_.count_shape(s);
+    }
+    /// Advanced: the nearest search of the index underneath (orthtree::search_nearest, with
+    /// its contract) over the stored (unwrapped) coordinates: a metric that should wrap must
+    /// say so itself, as nearest()'s minimum-image metric does.
+    template <class Metric, class Set, class Sink>
+    void search_nearest(const Metric& metric, const Set& set, Sink&& sink) const {
+        base_.search_nearest(metric, set, sink);
+    }
     /// Advanced: a shape of your own over the stored (unwrapped) coordinates.
     template <class Shape, class F>
     bool visit_shape(const Shape& s, F&& f) const {
@@ -488,6 +502,38 @@ private:
         detail::check_radius(s.radius, "ball");
         domain_.check(s.center, "ball centre");
         return {domain_, s.center, detail::radius_bound<T, D>(s.radius)};
+    }
+
+    // --- point_queries' primitives
+    template <class F>
+    decltype(auto) with_ball(const ball_type& s, F&& f) const {
+        return f(shape(s));
+    }
+    template <class F>
+    decltype(auto) with_box(const box_type& b, F&& f) const {
+        const periodic_box_query<T, D> q{domain_, b};
+        q.validate();
+        return f(q);
+    }
+    T result_distance_sq(const point_type& p, const point_type& center) const noexcept {
+        return domain_.distance_sq(p, center);
+    }
+    void capped_nearest(const point_type& p, std::size_t k, T radius, std::vector<neighbor_type>& out) const {
+        detail::check_k(k);
+        detail::check_radius(radius, "nearest");
+        domain_.check(p, "nearest query point");
+        detail::run_nearest_sq<T, D, Id>(
+            out, k, size(), radius,
+            [&](const auto& set, auto&& sink) {
+                base_.search_nearest(detail::sim::periodic_metric_nearest<T, D>{domain_, p}, set, sink);
+            },
+            [&](Id id) { return base_.point(id) == p; },
+            [&](T upper, auto&& f) {
+                base_.visit_shape(periodic_ball_query<T, D>{domain_, p, detail::radius_bound<T, D>::at_most(upper)}, f);
+            },
+            [&](const point_type& q) {
+                return [this, q, &p](std::size_t a) { return domain_.wide_axis_distance(a, q[a], p[a]); };
+            });
     }
 
     template <class>
