@@ -9,14 +9,15 @@
 // away are marked dead in a bitmap and skipped by queries. Every mutating call keeps the
 // parts in shape: a full tail is folded, with the levels below the first one that has
 // room for them all, into that level (one rebuild of a small tree, whose inputs are merged
-// in id order, not sorted, from the points kept by id), and everything is rebuilt into a
+// in id order, not sorted, from the points the parts and the tail hold), and everything is rebuilt into a
 // new snapshot when its dead entries exceed options.rebuild_fraction of the live points,
 // or when the points outside it exceed that fraction and outnumber its own (so a growing
 // index rebuilds its snapshot once per doubling). A nearest query feeds one result set
 // (detail/knn.hpp) from the snapshot, every level and the tail. A query thus scans at most tail_limit points and visits the snapshot and
-// O(log(n / tail_limit)) small trees. Queries never rebuild anything: they are const,
-// touch no mutable state, and may run from any number of threads at once as long as no
-// thread mutates the index meanwhile.
+// O(log(n / tail_limit)) small trees. Queries never rebuild anything: they are const and
+// may run from any number of threads at once as long as no thread mutates the index
+// meanwhile (the one state they may make, a part's id map for point() and for a nearest
+// query that lands on a stored point, is built once under std::call_once).
 //
 // Moving 1% of the points costs a small fraction of a rebuild (bench/bench_sim.cpp
 // measures it); moving all of them each step is better served by move_all(), one rebuild
@@ -117,7 +118,7 @@ struct frozen_part {
 /// as the same queries on a quoct::orthtree over the live points would (same predicates,
 /// same tie order for nearest), with our ids.
 template <class T, std::size_t D, class Id = std::uint32_t>
-class dynamic_orthtree : public point_queries<dynamic_orthtree<T, D, Id>, T, D, Id> {
+class dynamic_orthtree : public point_queries<dynamic_orthtree<T, D, Id>, T, D, Id>, private detail::plain_space<T, D> {
     static_assert(std::is_integral<Id>::value && std::is_unsigned<Id>::value,
                   "quoct::dynamic_orthtree: Id must be an unsigned integer type");
 
@@ -173,7 +174,8 @@ public:
     bool contains(Id id) const noexcept { return id < where_.size() && where_[id] != erased; }
     /// The point with this id, read from the part that holds it. The first call that reads
     /// a point of the snapshot (or of a side tree) builds that tree's id map (orthtree::point,
-    /// 4 bytes a point). Throws std::out_of_range if the id is not live.
+    /// sizeof(Id) bytes a point). Throws std::out_of_range if the id is not live, and
+    /// std::bad_alloc if that map cannot be built.
     point_type point(Id id) const {
         check_live(id);
         return point_of(id);
@@ -341,24 +343,14 @@ public:
 
 private:
     // --- point_queries' primitives
-    template <class F>
-    decltype(auto) with_ball(const ball_type& s, F&& f) const {
-        detail::check_ball(s);
-        return detail::with_ball_query(s, f);
-    }
-    template <class F>
-    decltype(auto) with_box(const box_type& b, F&& f) const {
-        detail::check_box(b);
-        return f(detail::box_query<T, D>(b));
-    }
-    static T result_distance_sq(const point_type& p, const point_type& center) noexcept { return distance_sq(p, center); }
+    // (with_ball, with_box and result_distance_sq: detail::plain_space's.)
     void capped_nearest(const point_type& p, std::size_t k, T radius, std::vector<neighbor_type>& out) const {
         detail::check_point(p, "nearest query point");
         detail::check_k(k);
         detail::check_radius(radius, "nearest");
         detail::run_nearest_sq<T, D, Id>(
             out, k, live_, radius,
-            [&](const auto& set, auto&& sink) { search_nearest(detail::euclidean_metric<T, D>{p}, set, sink); },
+            [&](const auto& set, auto&& sink) { search_nearest(detail::euclidean_nearest_metric<T, D>{p}, set, sink); },
             [&](Id id) { return point_of(id) == p; },
             [&](T upper, auto&& f) {
                 visit_shape(detail::ball_query<T, D>(p, detail::radius_bound<T, D>::at_most(upper)), f);

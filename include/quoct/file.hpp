@@ -673,6 +673,15 @@ private:
         };
         holds(x.snap_, index::at_snapshot);
         for (std::size_t j = 0; j < x.levels_.size(); ++j) holds(x.levels_[j], static_cast<unsigned>(index::in_level + j));
+        // The parts' coordinates are what a rebuild and a fold read back, and the tree they
+        // go to refuses a NaN or infinite one: so no part may hold one (no builder makes it).
+        const auto finite = [&](const part& p) {
+            const T* c = p.tree.coords_.data();
+            for (std::size_t i = 0, m = p.tree.size() * D; i < m; ++i)
+                if (!std::isfinite(c[i])) r.fail("damaged: a point of a part has a NaN or infinite coordinate");
+        };
+        finite(x.snap_);
+        for (const part& level : x.levels_) finite(level);
         std::size_t live = 0;
         for (std::size_t id = 0; id < x.where_.size(); ++id) {
             const unsigned w = x.where_[id];

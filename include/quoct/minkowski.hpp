@@ -235,7 +235,7 @@ namespace detail {
 /// The nearest metric (see orthtree::search_nearest) of a Minkowski norm other than l2:
 /// values are minkowski_sum (before any root).
 template <class T, std::size_t D>
-struct minkowski_metric {
+struct minkowski_nearest_metric {
     point<T, D> query;
     norm_terms<T> terms;
     T to_point(const point<T, D>& p) const noexcept {
@@ -250,7 +250,7 @@ struct minkowski_metric {
 };
 
 /// k nearest by norm n through a search_nearest(metric, set, sink) of the caller's (metric
-/// as minkowski_metric, or the caller's own), then the distances from the combined values.
+/// as minkowski_nearest_metric, or the caller's own), then the distances from the combined values.
 template <class T, class Id, class Search>
 std::vector<neighbor<T, Id>> nearest_by_norm(std::size_t k, std::size_t n, const norm& kind, T radius, Search&& search) {
     const norm_terms<T> terms(kind);
@@ -293,7 +293,7 @@ std::vector<neighbor<typename Tree::scalar_type, typename Tree::id_type>> neares
         return out;
     }
     return detail::nearest_by_norm<T, Id>(k, tree.size(), n, radius, [&](const auto& terms, auto& set, auto&& sink) {
-        tree.search_nearest(detail::minkowski_metric<T, D>{p, terms}, set, sink);
+        tree.search_nearest(detail::minkowski_nearest_metric<T, D>{p, terms}, set, sink);
     });
 }
 

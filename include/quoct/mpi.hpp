@@ -676,7 +676,7 @@ auto distributed_orthtree<T, D>::nearest(const std::vector<point_type>& points, 
         thread_local std::vector<neighbor<T, std::uint32_t>> local;
         quoct::detail::knn_set<T, std::uint32_t> set(local, static_cast<std::size_t>(std::min<std::uint64_t>(rq.k, tree_.size())),
                                                      rq.bound_sq);
-        tree_.search_nearest(quoct::detail::euclidean_metric<T, D>{rq.p}, set,
+        tree_.search_nearest(quoct::detail::euclidean_nearest_metric<T, D>{rq.p}, set,
                              [&set](std::uint32_t id, T d) { set.offer(id, d); });
         set.finish();
         for (const auto& x : local) out.push_back(neighbor_type{owned_ids_[x.id], x.distance_sq});
@@ -742,7 +742,7 @@ void distributed_orthtree<T, D>::check_pair_radius(T r) const {
 template <class T, std::size_t D>
 void distributed_orthtree<T, D>::gather_halo(T r, std::vector<id_type>& ids, std::vector<point_type>& pts) const {
     using halo = detail::halo_point<T, D>;
-    using near_box = typename quoct::detail::sim::euclidean_metric<T, D>::near_box;
+    using near_box = typename quoct::detail::sim::euclidean_pair_metric<T, D>::near_box;
     const std::size_t p = channel_.ranks();
     std::vector<halo> outgoing;
     std::vector<std::size_t> offsets(p + 1, 0);

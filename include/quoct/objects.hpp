@@ -560,7 +560,7 @@ private:
         if constexpr (std::is_same<Shape, ball_type>::value) {
             // intersects(a, q): distance_sq(centre, q) <= ra^2 <= bound^2, the same sum, which
             // radius_bound(bound) rejects only above its sure_out.
-            using near_box = typename detail::sim::euclidean_metric<scalar_type, dimension>::near_box;
+            using near_box = typename detail::sim::euclidean_pair_metric<scalar_type, dimension>::near_box;
             const detail::radius_bound<scalar_type, dimension> bound(k.bound);
             return k.centres.visit_shape(near_box{q, bound.sure_in, bound.sure_out}, v);
         } else {

@@ -133,11 +133,18 @@ inline std::size_t select_index(bool c, std::size_t a, std::size_t b) noexcept {
     return b ^ ((a ^ b) & (std::size_t(0) - static_cast<std::size_t>(c)));
 }
 
-/// The Euclidean metric of nearest(): distances are distance_sq(point, query), and
+/// The Euclidean nearest metric of nearest(): distances are distance_sq(point, query), and
 /// to_box(b) = distance_sq(query, b) is no larger than to_point(p) for any p in b, rounding
 /// included (shapes.hpp).
+///
+/// The nearest-metric protocol (what orthtree::search_nearest reads; docs/concepts.md,
+/// "primitive two"): `T to_point(p)` and `T to_box(b)`, a lower bound of to_point over the
+/// closed box, required; `origin()`, `in_box(b)` and `ball_in_box(b, bound)`, optional
+/// guides. The others: minkowski_nearest_metric (minkowski.hpp), the periodic ones
+/// (periodic.hpp) and geo's metres metric. A pair search takes a pair metric instead
+/// (detail::sim::euclidean_pair_metric).
 template <class T, std::size_t D>
-struct euclidean_metric {
+struct euclidean_nearest_metric {
     point<T, D> query;
     T to_point(const point<T, D>& p) const noexcept { return distance_sq(p, query); }
     T to_box(const box<T, D>& b) const noexcept { return distance_sq(query, b); }
@@ -194,7 +201,7 @@ struct has_ball_in_box<Metric, Box, T,
 /// Its ball, box and nearest queries (query, count, visit, query_with_distances, nearest)
 /// are point_queries'.
 template <class T, std::size_t D, class Id = std::uint32_t>
-class orthtree : public point_queries<orthtree<T, D, Id>, T, D, Id> {
+class orthtree : public point_queries<orthtree<T, D, Id>, T, D, Id>, private detail::plain_space<T, D> {
     static_assert(std::is_floating_point<T>::value, "quoct::orthtree: T must be float, double or long double");
     static_assert(D >= 1 && D <= 8, "quoct::orthtree: D must be between 1 and 8 (2^D children per node)");
     static_assert(std::is_integral<Id>::value && std::is_unsigned<Id>::value,
@@ -318,7 +325,7 @@ public:
     /// build_options::nearest_index), `bool in_box(const box_type&) const` (the query lies
     /// in the box: guides the descent otherwise; neither affects the answer) and `bool ball_in_box(const box_type& b, T bound) const`,
     /// true only if every point beyond a face of b is farther than bound by to_point (the
-    /// search then stops once the k-ball lies inside a node; see detail::euclidean_metric).
+    /// search then stops once the k-ball lies inside a node; see detail::euclidean_nearest_metric).
     /// Set provides `T bound() const` (a candidate farther than it cannot enter) and `bool
     /// full() const` (k candidates are kept) (see detail::knn_set, which sink normally
     /// feeds; docs/concepts.md states the whole protocol).
@@ -532,17 +539,7 @@ private:
 
     // --- point_queries' primitives -------------------------------------------------------
 
-    template <class F>
-    decltype(auto) with_ball(const ball_type& s, F&& f) const {
-        detail::check_ball(s);
-        return detail::with_ball_query(s, f);
-    }
-    template <class F>
-    decltype(auto) with_box(const box_type& b, F&& f) const {
-        detail::check_box(b);
-        return f(detail::box_query<T, D>(b));
-    }
-    static T result_distance_sq(const point_type& p, const point_type& center) noexcept { return distance_sq(p, center); }
+    // (with_ball, with_box and result_distance_sq: detail::plain_space's.)
     void capped_nearest(const point_type& p, std::size_t k, T radius, std::vector<neighbor_type>& out) const {
         detail::check_point(p, "nearest query point");
         detail::check_k(k);
@@ -553,7 +550,7 @@ private:
         detail::run_nearest_sq<T, D, Id>(
             out, k, size_, radius,
             [&](const auto& set, auto&& sink) {
-                const detail::euclidean_metric<T, D> metric{p};
+                const detail::euclidean_nearest_metric<T, D> metric{p};
                 if (k == 1) find_nearest<true>(metric, set, sink);
                 else find_nearest<false>(metric, set, sink);
             },

@@ -280,7 +280,7 @@ bool call_pair(F& f, Id i, Id j, T d2) {
 
 /// Is Metric the plain Euclidean metric (the cell engine's distance)?
 template <class Metric, class T, std::size_t D>
-constexpr bool is_euclidean = std::is_same<Metric, euclidean_metric<T, D>>::value;
+constexpr bool is_euclidean = std::is_same<Metric, euclidean_pair_metric<T, D>>::value;
 
 /// Row filters of rows_within: every point but the row's own (one index), or every point
 /// (two indexes). cell_engine: the cell engine knows the filter.

@@ -303,7 +303,7 @@ struct periodic_near_box {
 /// at 0 (a node box rounded outwards may be a little wider than the period, and a
 /// negative gap squared would overstate it).
 template <class T, std::size_t D>
-struct periodic_metric_nearest {
+struct periodic_nearest_metric {
     periodic_domain<T, D> domain;
     point<T, D> center;
 
@@ -331,7 +331,7 @@ struct periodic_metric_nearest {
 
 /// The pair searches' view of a periodic index.
 template <class T, std::size_t D>
-struct periodic_metric {
+struct periodic_pair_metric {
     periodic_domain<T, D> domain;
 
     T distance_sq(const point<T, D>& a, const point<T, D>& b) const noexcept { return domain.distance_sq(a, b); }
@@ -410,7 +410,7 @@ public:
     /// The index underneath (plain coordinates: its queries do not wrap).
     const Index& base() const noexcept { return base_; }
     /// For the pair searches: the minimum-image metric.
-    detail::sim::periodic_metric<T, D> metric() const noexcept { return {domain_}; }
+    detail::sim::periodic_pair_metric<T, D> metric() const noexcept { return {domain_}; }
     /// Number of points.
     std::size_t size() const noexcept { return base_.size(); }
     /// True when there are none.
@@ -525,7 +525,7 @@ private:
         detail::run_nearest_sq<T, D, Id>(
             out, k, size(), radius,
             [&](const auto& set, auto&& sink) {
-                base_.search_nearest(detail::sim::periodic_metric_nearest<T, D>{domain_, p}, set, sink);
+                base_.search_nearest(detail::sim::periodic_nearest_metric<T, D>{domain_, p}, set, sink);
             },
             [&](Id id) { return base_.point(id) == p; },
             [&](T upper, auto&& f) {
@@ -597,9 +597,9 @@ namespace detail {
 /// nearest()'s metric of a Minkowski norm other than l2 under the minimum image: values
 /// are the combined per-axis minimum-image terms; to_box combines periodic_axis_bounds'
 /// lower gaps with the safe-side terms (the nodes' boxes are not cut, as in
-/// periodic_metric_nearest, so a gap is clamped at 0).
+/// periodic_nearest_metric, so a gap is clamped at 0).
 template <class T, std::size_t D>
-struct periodic_minkowski_metric {
+struct periodic_minkowski_nearest_metric {
     periodic_domain<T, D> domain;
     point<T, D> center;
     norm_terms<T> terms;
@@ -647,7 +647,7 @@ std::vector<neighbor<typename Index::scalar_type, typename Index::id_type>> near
         return out;
     }
     return detail::nearest_by_norm<T, Id>(k, index.size(), n, radius, [&](const auto& terms, auto& set, auto&& sink) {
-        index.base().search_nearest(detail::periodic_minkowski_metric<T, D>{index.domain(), p, terms}, set, sink);
+        index.base().search_nearest(detail::periodic_minkowski_nearest_metric<T, D>{index.domain(), p, terms}, set, sink);
     });
 }
 

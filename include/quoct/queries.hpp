@@ -22,6 +22,8 @@
 #include <vector>
 
 #include "detail/knn.hpp"
+#include "detail/query_shapes.hpp"
+#include "detail/validate.hpp"
 #include "neighbor.hpp"
 #include "shapes.hpp"
 
@@ -42,6 +44,27 @@ void order_results(std::vector<neighbor<T, Id>>& out, result_order order) {
     const auto last = std::partition(out.begin(), out.end(), [](const neighbor<T, Id>& n) { return !std::isnan(n.distance_sq); });
     std::sort(out.begin(), last, knn_set<T, Id>::before);
 }
+
+/// The primitives of point_queries that are the same in every index over plain
+/// coordinates (orthtree, dynamic_orthtree, which inherit them privately): a ball or box is
+/// checked, then stands for itself (with_ball_query's ball, box_query), and a result's
+/// distance is distance_sq.
+template <class T, std::size_t D>
+struct plain_space {
+    template <class F>
+    static decltype(auto) with_ball(const ball<T, D>& s, F&& f) {
+        check_ball(s);
+        return with_ball_query(s, f);
+    }
+    template <class F>
+    static decltype(auto) with_box(const box<T, D>& b, F&& f) {
+        check_box(b);
+        return f(box_query<T, D>(b));
+    }
+    static T result_distance_sq(const point<T, D>& p, const point<T, D>& center) noexcept {
+        return distance_sq(p, center);
+    }
+};
 
 }  // namespace detail
 

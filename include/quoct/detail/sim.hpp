@@ -199,9 +199,18 @@ struct has_base : std::false_type {};
 template <class I>
 struct has_base<I, std::void_t<decltype(std::declval<const I&>().base())>> : std::true_type {};
 
-/// The plain Euclidean metric: the core's distance_sq, and candidate regions as boxes.
+/// The plain Euclidean pair metric: the core's distance_sq, and candidate regions as boxes.
+///
+/// The pair-metric protocol (what pairs.hpp's searches call; docs/concepts.md, "the
+/// pair-search protocol"): `T distance_sq(a, b)`, the value compared with r^2;
+/// `T axis_distance(axis, x, y)`, the per-axis difference whose squares distance_sq sums in
+/// axis order; `wide<T> wide_axis_distance(axis, x, y)`, the same with an unbounded exponent
+/// (radius_bound's slow path); and `bool visit_near(index, region, r, f)`, which visits a
+/// superset of the points within r of some point of the box `region`. The other pair
+/// metric is periodic_pair_metric (periodic.hpp). A nearest search takes a nearest metric
+/// instead (euclidean_nearest_metric in orthtree.hpp states that protocol).
 template <class T, std::size_t D>
-struct euclidean_metric {
+struct euclidean_pair_metric {
     T distance_sq(const point<T, D>& a, const point<T, D>& b) const noexcept { return quoct::distance_sq(a, b); }
     /// The signed per-axis difference whose square distance_sq sums.
     T axis_distance(std::size_t, T x, T y) const noexcept { return x - y; }
@@ -251,7 +260,7 @@ struct euclidean_metric {
 template <class Index>
 auto metric_of(const Index& index) {
     if constexpr (has_metric<Index>::value) return index.metric();
-    else return euclidean_metric<typename Index::scalar_type, Index::dimension>{};
+    else return euclidean_pair_metric<typename Index::scalar_type, Index::dimension>{};
 }
 
 /// Calls f(id, point) for every point of the index (of its base() index if it wraps one).

@@ -280,7 +280,7 @@ public:
         if (id >= where_.size()) throw std::out_of_range("quoct::geo: id " + std::to_string(id) + " is not a point of the index");
         return where_[id];
     }
-    /// Bytes held: the lon/lat copy, the unit vectors and the octree.
+    /// Bytes held: the lon/lat copy and the octree of unit vectors.
     std::size_t memory_bytes() const noexcept {
         return where_.memory_bytes() + tree_.memory_bytes();
     }

@@ -97,7 +97,7 @@ TEST_CASE("every public class's member templates compile and run", "[api]") {
         bool full() const { return false; }
     };
     std::size_t offered = 0;
-    torus.search_nearest(quoct::detail::euclidean_metric<double, 3>{{{0, 0, 0}}}, everything{},
+    torus.search_nearest(quoct::detail::euclidean_nearest_metric<double, 3>{{{0, 0, 0}}}, everything{},
                          [&](std::uint32_t, double) { ++offered; });
     CHECK(offered == torus.size());
 

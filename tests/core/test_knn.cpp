@@ -318,7 +318,7 @@ TEST_CASE("orthtree: the start leaf offers its points by buckets of distance, no
     std::vector<quoct::neighbor<double, std::uint32_t>> out;
     quoct::detail::knn_set<double, std::uint32_t> set(out, 3, std::numeric_limits<double>::infinity());
     std::size_t offers = 0;
-    tree.search_nearest(quoct::detail::euclidean_metric<double, 2>{q}, set, [&](std::uint32_t id, double d) {
+    tree.search_nearest(quoct::detail::euclidean_nearest_metric<double, 2>{q}, set, [&](std::uint32_t id, double d) {
         ++offers;
         set.offer(id, d);
     });

@@ -201,6 +201,14 @@ TEST_CASE("file: forged files with their checksums mended are refused by the str
         reinterpret_cast<std::uint32_t*>(section_bytes(bytes, "slot"))[7] = 8;  // two ids, one place
         mend(bytes);
         CHECK_THROWS_WITH(quoct::from_bytes<dyn_t>(bytes.data(), bytes.size()), Contains("damaged"));
+        bytes = dyn;  // a NaN in the snapshot: a later rebuild would read it back
+        reinterpret_cast<double*>(section_bytes(bytes, "snap.tree.coords"))[11] = std::numeric_limits<double>::quiet_NaN();
+        mend(bytes);
+        CHECK_THROWS_WITH(quoct::from_bytes<dyn_t>(bytes.data(), bytes.size()), Contains("NaN or infinite"));
+        bytes = dyn;  // and in a side tree
+        reinterpret_cast<double*>(section_bytes(bytes, "level0.tree.coords"))[2] = -std::numeric_limits<double>::infinity();
+        mend(bytes);
+        CHECK_THROWS_WITH(quoct::from_bytes<dyn_t>(bytes.data(), bytes.size()), Contains("NaN or infinite"));
     }
 }
 
