@@ -38,7 +38,9 @@
 #include <quoct/io/wkt.hpp>
 
 #ifdef QUOCT_WITH_GDAL
-#include <quoct/io/gdal.hpp>
+#include <dlfcn.h>
+
+#include "gdal_module.hpp"
 #endif
 
 #include "svg.hpp"
@@ -111,6 +113,41 @@ std::filesystem::path executable_dir() {
     return ec ? std::filesystem::path() : self.parent_path();
 }
 
+#ifdef QUOCT_WITH_GDAL
+/// quoct::io::gdal's functions, from the module quoct-gdal.so (gdal_module.hpp), loaded the
+/// first time an input or output needs GDAL: beside this executable (the build tree), else
+/// where `cmake --install` puts it (lib/quoct, found relative to this executable). Throws
+/// std::runtime_error naming every place tried when none holds this build's module.
+const quoct::cli::gdal_functions& gdal() {
+    static const quoct::cli::gdal_functions* const functions = [] {
+        const std::filesystem::path dir = executable_dir();
+        std::string tried;
+        if (!dir.empty()) {
+            for (const std::filesystem::path& place : {dir, dir / QUOCT_INSTALL_MODULE_RELATIVE}) {
+                const std::string path = (place / QUOCT_GDAL_MODULE).lexically_normal().string();
+                void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+                std::string why = handle ? "" : ::dlerror();
+                if (handle) {
+                    using entry = const quoct::cli::gdal_functions* (*)();
+                    const auto f = reinterpret_cast<entry>(::dlsym(handle, "quoct_cli_gdal_functions"));
+                    const quoct::cli::gdal_functions* t = f ? f() : nullptr;
+                    if (t && t->version == quoct::cli::gdal_functions_version &&
+                        t->size == sizeof(quoct::cli::gdal_functions))
+                        return t;
+                    ::dlclose(handle);
+                    why = path + ": not the GDAL module of this build of quoct";
+                }
+                tried += (tried.empty() ? "" : "; ") + why;
+            }
+        }
+        throw std::runtime_error("this quoct reads and writes GIS formats through its GDAL module, which cannot be loaded (" +
+                                 (tried.empty() ? std::string("the executable's directory is unknown") : tried) +
+                                 "); reinstall quoct");
+    }();
+    return *functions;
+}
+#endif
+
 /// The bundled cities file: $QUOCT_DATA (a file, or a directory holding cities.csv); else
 /// cities.csv where `cmake --install` puts it (share/quoct, found relative to this
 /// executable, so a moved or relocated prefix works too); else, when running from the build
@@ -159,7 +196,7 @@ void no_gdal_options(const std::string& layer, const std::string& s_srs, const s
 io::location_table read_points_text(std::string text, const io::read_options& options, const common& c) {
 #ifdef QUOCT_WITH_GDAL
     if (!io::binary_kind(text.data(), std::min<std::size_t>(text.size(), 512)).empty())
-        return io::gdal::read_locations(text, "stdin", options, gdal_source(c.layer, c.s_srs));
+        return gdal().read_locations_bytes(text, "stdin", options, gdal_source(c.layer, c.s_srs));
 #endif
     no_gdal_options(c.layer, c.s_srs, "stdin", "");
     std::istringstream in(std::move(text));
@@ -195,12 +232,12 @@ std::string binary_start(std::istream& in) {
 /// when GDAL finds a vector source in it (a zipped Shapefile). A binary file GDAL does not
 /// read is an error saying what it is.
 std::string gdal_path(const std::string& file) {
-    const std::string driver = io::gdal::identify(file);
+    const std::string driver = gdal().identify(file);
     if (!driver.empty() && driver != "CSV" && driver != "GeoJSON") return file;
     std::ifstream in(file, std::ios::binary);
     const std::string kind = binary_start(in);
     if (kind.empty()) return "";
-    if (kind == "a zip archive" && io::gdal::reads("/vsizip/" + file)) return "/vsizip/" + file;
+    if (kind == "a zip archive" && gdal().reads("/vsizip/" + file)) return "/vsizip/" + file;
     throw io::parse_error(file, 0, "is " + kind + ", which GDAL does not read as a vector source");
 }
 #endif
@@ -211,12 +248,12 @@ io::location_table read_points_file(const std::string& file, const io::read_opti
 #ifdef QUOCT_WITH_GDAL
     const io::gdal::source_options source = gdal_source(c.layer, c.s_srs);
     const std::string through_gdal = gdal_path(file);
-    if (!through_gdal.empty()) return io::gdal::read_locations(through_gdal, options, source);
-    const std::string driver = io::gdal::identify(file);
+    if (!through_gdal.empty()) return gdal().read_locations(through_gdal, options, source);
+    const std::string driver = gdal().identify(file);
     if (!c.s_srs.empty()) {
         no_gdal_options(c.layer, "", file, "");
-        return driver == "GeoJSON" ? io::gdal::read_locations(file, options, source)
-                                   : io::gdal::read_locations_csv(file, options, source);
+        return driver == "GeoJSON" ? gdal().read_locations(file, options, source)
+                                   : gdal().read_locations_csv(file, options, source);
     }
     no_gdal_options(c.layer, "", file, "");
     try {
@@ -224,7 +261,7 @@ io::location_table read_points_file(const std::string& file, const io::read_opti
     } catch (const io::parse_error& e) {
         // quoct's GeoJSON reader takes WGS 84 only; GDAL reprojects any other crs it names.
         if (driver != "GeoJSON" || !refuses_crs(e)) throw;
-        return io::gdal::read_locations(file, options, source);
+        return gdal().read_locations(file, options, source);
     }
 #else
     no_gdal_options(c.layer, c.s_srs, file, "");
@@ -687,7 +724,7 @@ int write_hits(const common& c, const query& q, const io::location_table& table,
                io::write_options options) {
 #ifdef QUOCT_WITH_GDAL
     if (c.format == "gpkg" || c.format == "fgb") {
-        io::gdal::write_locations(q.output, io::gdal::output_driver(c.format), table, hits, options);
+        gdal().write_locations(q.output, gdal().output_driver(c.format), table, hits, options);
         return 0;
     }
 #endif
@@ -802,7 +839,7 @@ io::polygon_layer read_layer(const join_args& j) {
         if (std::cin.bad()) throw io::parse_error("stdin", 0, "cannot read the input");
 #ifdef QUOCT_WITH_GDAL
         if (!io::binary_kind(text.data(), std::min<std::size_t>(text.size(), 512)).empty())
-            return io::gdal::read_polygon_layer(text, "stdin", gdal_source(j.layer, j.s_srs));
+            return gdal().read_polygon_layer_bytes(text, "stdin", gdal_source(j.layer, j.s_srs));
 #endif
         no_gdal_options(j.layer, j.s_srs, "stdin", "polygon-");
         std::istringstream in(std::move(text));
@@ -811,9 +848,9 @@ io::polygon_layer read_layer(const join_args& j) {
 #ifdef QUOCT_WITH_GDAL
     // Through GDAL: a source quoct does not read itself, or GeoJSON whose CRS is given.
     const std::string through_gdal = gdal_path(path);
-    if (!through_gdal.empty()) return io::gdal::read_polygon_layer(through_gdal, gdal_source(j.layer, j.s_srs));
-    if (!j.s_srs.empty() && io::gdal::identify(path) == "GeoJSON")
-        return io::gdal::read_polygon_layer(path, gdal_source(j.layer, j.s_srs));
+    if (!through_gdal.empty()) return gdal().read_polygon_layer(through_gdal, gdal_source(j.layer, j.s_srs));
+    if (!j.s_srs.empty() && gdal().identify(path) == "GeoJSON")
+        return gdal().read_polygon_layer(path, gdal_source(j.layer, j.s_srs));
 #endif
     no_gdal_options(j.layer, j.s_srs, path, "polygon-");
     std::ifstream in(path, std::ios::binary);
@@ -826,7 +863,7 @@ io::polygon_layer read_layer(const join_args& j) {
         return io::read_geojson_polygon_layer(in, path);
     } catch (const io::parse_error& e) {
         if (!refuses_crs(e)) throw;
-        return io::gdal::read_polygon_layer(path, gdal_source(j.layer, j.s_srs));
+        return gdal().read_polygon_layer(path, gdal_source(j.layer, j.s_srs));
     }
 #else
     return io::read_geojson_polygon_layer(in, path);
@@ -842,7 +879,7 @@ io::wkt_multi_polygon feature_area(const io::polygon_layer& layer, std::size_t f
     } catch (const io::parse_error& e) {
 #ifdef QUOCT_WITH_GDAL  // (without GDAL, --invalid repair is refused before any file is read)
         if (j.invalid == "repair") {
-            const io::lonlat_polygons repaired = io::gdal::make_valid(layer.features[f].polygons, name);
+            const io::lonlat_polygons repaired = gdal().make_valid(layer.features[f].polygons, name);
             if (repaired.empty()) throw io::parse_error(name, 0, "cannot repair: nothing of its area is left");
             io::wkt_multi_polygon area = io::area_of(repaired, name + " (repaired)");
             std::cerr << "quoct: repaired " << e.what() << '\n';
@@ -901,7 +938,7 @@ int run_join(const join_args& j, const common& c, const query& q, const io::loca
             }
 #ifdef QUOCT_WITH_GDAL
         if (c.format == "gpkg" || c.format == "fgb") {
-            io::gdal::write_polygon_counts(q.output, io::gdal::output_driver(c.format), layer, which, counts, columns);
+            gdal().write_polygon_counts(q.output, gdal().output_driver(c.format), layer, which, counts, columns);
             return 0;
         }
 #endif

@@ -524,6 +524,47 @@ TEST_CASE("quoct with GDAL: a zipped Shapefile is read as it is, by path", "[gda
     CHECK_THAT(quoct_test::file_text(err), Catch::Contains("is a zip archive, which GDAL does not read as a vector source"));
 }
 
+TEST_CASE("quoct loads its GDAL module only when GDAL is needed, and names it when it is missing", "[gdal][cli]") {
+    // The command alone in a directory, without quoct-gdal.so beside it (or in ../lib/quoct).
+    const std::filesystem::path dir = quoct_test::temp_path("alone/bin");
+    std::filesystem::create_directories(dir);
+    const std::string alone = (dir / "quoct").string();
+    std::filesystem::copy_file(QUOCT_CLI, alone);
+    std::filesystem::permissions(alone, std::filesystem::perms::owner_exec, std::filesystem::perm_options::add);
+    const std::string index = quoct_test::temp_path("alone.quoct");
+    REQUIRE(quoct_test::run_cli("index -o '" + index + "' '" + cities + "'").status == 0);
+    const std::string near = "near --lon 2.35 --lat 48.85 --km 5 --format csv ";
+    const auto run = [&](const std::string& args, const std::string& err) {
+        const std::string cmd = "'" + alone + "' " + args + " 2>'" + err + "'";
+        FILE* pipe = ::popen(cmd.c_str(), "r");
+        REQUIRE(pipe != nullptr);
+        std::string out;
+        char buf[4096];
+        for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
+        const int status = ::pclose(pipe);
+        return quoct_test::cli_result{WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+    };
+    // An index file never needs GDAL: the same answer as the whole command's.
+    const std::string err = quoct_test::temp_path("alone.err");
+    const auto from_index = run(near + "'" + index + "'", err);
+    REQUIRE(from_index.status == 0);
+    CHECK(from_index.out == quoct_test::run_cli(near + "'" + cities + "'").out);
+    CHECK(quoct_test::file_text(err).empty());
+    // A GeoPackage does: the error names the module and where it was looked for.
+    const std::string gpkg = quoct_test::temp_path("alone.gpkg");
+    translate(cities, gpkg, {"-f", "GPKG", "-a_srs", "EPSG:4326"},
+              {"X_POSSIBLE_NAMES=lon", "Y_POSSIBLE_NAMES=lat", "KEEP_GEOM_COLUMNS=NO"});
+    const auto from_gpkg = run(near + "'" + gpkg + "'", err);
+    CHECK(from_gpkg.status == 1);
+    const std::string message = quoct_test::file_text(err);
+    CHECK(message.find("GDAL module, which cannot be loaded") != std::string::npos);
+    CHECK(message.find((dir / "quoct-gdal.so").string()) != std::string::npos);
+    // With the module, the GeoPackage gives what the CSV gives.
+    const auto whole = quoct_test::run_cli(near + "'" + gpkg + "'");
+    REQUIRE(whole.status == 0);
+    CHECK(csv_of(whole.out).rows.size() == csv_of(from_index.out).rows.size());
+}
+
 TEST_CASE("quoct with GDAL: usage and data errors", "[gdal][cli]") {
     const std::string err = quoct_test::temp_path("gdal_err.txt");
     auto r = quoct_test::run_cli("near --lon 0 --lat 0 --km 1 --format gpkg '" + cities + "'", err);
