@@ -110,6 +110,50 @@ def test_multiprocessing(tmp_path, points, method):
         assert pool.map(_worker_open, [(str(tmp_path / "t.quoct"), x) for x in chunks]) == expected
 
 
+
+def _mapped_file_pages(path):
+    """(resident, shared clean) kB of this process's mappings of the file at path (Linux)."""
+    rss = shared = 0
+    inside = False
+    with open("/proc/self/smaps") as f:
+        for line in f:
+            fields = line.split()
+            if "-" in fields[0] and len(fields) >= 5:  # a mapping's header line
+                inside = len(fields) >= 6 and os.path.realpath(fields[-1]) == path
+            elif inside and fields[0] == "Rss:":
+                rss += int(fields[1])
+            elif inside and fields[0] == "Shared_Clean:":
+                shared += int(fields[1])
+    return rss, shared
+
+
+def _worker_mapped(args):
+    path, x = args
+    tree = quoct.Tree.load(path, mmap=True)
+    tree.query(x, k=1)  # touches the leaf of every point
+    return _mapped_file_pages(path)
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/smaps"), reason="needs Linux's /proc/self/smaps")
+def test_mapped_tree_shares_pages_between_processes(tmp_path):
+    # A tree loaded with mmap=True reads its file's pages in place: another process that maps
+    # the same file uses the same physical pages (shared clean), where a loaded copy would
+    # map none of the file.
+    x = np.random.default_rng(2).random((60000, 3))
+    path = os.path.realpath(tmp_path / "t.quoct")
+    quoct.Tree(x).save(path)
+    mine = quoct.Tree.load(path, mmap=True)
+    mine.query(x, k=1)
+    rss, _ = _mapped_file_pages(path)
+    assert rss > 0.5 * os.path.getsize(path) / 1024  # the points were read from the mapping
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        their_rss, their_shared = pool.map(_worker_mapped, [(path, x)])[0]
+    assert their_rss > 0 and their_shared >= 0.9 * their_rss
+    assert mine.query(x[:10], k=1)[1].tolist() == list(range(10))
+    copied = quoct.Tree.load(path, mmap=False)
+    assert copied.n == mine.n
+    assert _mapped_file_pages(path)[0] == rss  # (loading a copy adds no mapping of the file)
+
 def test_dynamic_save_load_pickle(tmp_path):
     rng = np.random.default_rng(9)
     d = quoct.DynamicTree(rng.random((1500, 3)), leafsize=9)
