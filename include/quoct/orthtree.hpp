@@ -111,8 +111,6 @@ bool call_go_on(F& f, Args&&... args) {
     }
 }
 
-template <class T, std::size_t D>
-class quantizer;  // below: the Morton grid of the keys
 template <class Index>
 struct file_codec;  // quoct/file.hpp: an index's data to and from a file
 
@@ -670,53 +668,6 @@ using octree = orthtree<T, 3, Id>;
 // ---------------------------------------------------------------------------------------
 // Implementation
 
-namespace detail {
-
-/// Maps coordinates inside `region` to integers in [0, 2^bits) per axis, monotonically.
-template <class T, std::size_t D>
-class quantizer {
-public:
-    quantizer(const box<T, D>& region, unsigned bits)
-        : cells_(std::ldexp(T(1), static_cast<int>(bits))), last_((std::uint64_t{1} << bits) - 1) {
-        for (std::size_t a = 0; a < D; ++a) {
-            // Work on halves only where the extent itself would overflow: halving loses the
-            // smallest subnormals, which a full-width extent keeps.
-            pre_[a] = std::isfinite(region.hi[a] - region.lo[a]) ? T(1) : T(0.5);
-            lo_[a] = region.lo[a] * pre_[a];
-            extent_[a] = region.hi[a] * pre_[a] - lo_[a];
-            scale_[a] = extent_[a] > 0 ? cells_ / extent_[a] : T(0);
-            divide_[a] = !std::isfinite(scale_[a]);  // extents so tiny the scale overflows
-        }
-    }
-
-    std::uint64_t key(const point<T, D>& p) const {
-        std::uint64_t q[D];
-        for (std::size_t a = 0; a < D; ++a) q[a] = cell(p[a], a);
-        return morton_key<D>(q);
-    }
-
-private:
-    std::uint64_t cell(T v, std::size_t a) const {
-        const T offset = v * pre_[a] - lo_[a];
-        const T t = divide_[a] ? offset / extent_[a] * cells_ : offset * scale_[a];
-        // For a point of the region t is in [0, cells]: t == cells maps to the last cell, and
-        // t < cells truncates to at most cells - 1 (cells is a power of two, at most 2^32, so
-        // the signed conversion, one instruction, is exact). A point outside the region (a
-        // nearest query) maps to the nearest cell: below, t is clamped to 0 before the
-        // conversion, which would be undefined for a large negative t.
-        return t < cells_ ? static_cast<std::uint64_t>(static_cast<std::int64_t>(std::max(t, T(0)))) : last_;
-    }
-
-    T cells_;
-    std::uint64_t last_;
-    T pre_[D];
-    T lo_[D];
-    T extent_[D];
-    T scale_[D];
-    bool divide_[D];
-};
-
-}  // namespace detail
 
 /// Checks the options and the points, and returns the bounds of the points: one pass.
 template <class T, std::size_t D, class Id>
@@ -758,10 +709,9 @@ void orthtree<T, D, Id>::build(const Source& points, const build_options& option
     if (n == 0) return;
     lookup_ = std::make_shared<id_lookup>();
     build_state st;
-    st.index_bits = 1;
-    while (st.index_bits < 64 && (std::uint64_t{1} << st.index_bits) < n) ++st.index_bits;
-    st.axis_bits = std::min(detail::morton_bits<D>(), static_cast<unsigned>((64 - st.index_bits) / D));
-    if (st.axis_bits == 0) throw std::length_error("quoct: too many points to sort");
+    const detail::key_layout layout = detail::key_layout_for<D>(n);
+    st.index_bits = layout.index_bits;
+    st.axis_bits = layout.axis_bits;
     // In steps that keep the peak near the input plus the finished tree: the sorted keys
     // (with their scratch while sorting), then the nodes from the keys alone, then the keys
     // traded for the ids, then the coordinates in key order, and last the node boxes.

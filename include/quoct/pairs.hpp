@@ -618,9 +618,9 @@ std::vector<std::size_t> neighbor_order(const std::vector<point<T, D>>& points, 
     const std::size_t n = points.size();
     const auto l = detail::cells::points_at<T, D, std::size_t>(points.data(), n);
     detail::cells::grid<D> g;
-    if (n == 0 || !detail::cells::all_finite(l) ||
-        !detail::cells::make_grid(detail::sim::bounds_of(points.data(), n), n, r, g))
-        return detail::sim::morton_order(points.data(), n);
+    const box<T, D> bounds = detail::sim::bounds_of(points.data(), n);
+    if (n == 0 || !detail::cells::all_finite(l) || !detail::cells::make_grid(bounds, n, r, g))
+        return detail::morton_order(points.data(), n, bounds);
     unsigned index_bits = 0;
     const auto items = detail::cells::cell_sorted(l, g, index_bits);
     const std::uint64_t mask = (std::uint64_t{1} << index_bits) - 1;

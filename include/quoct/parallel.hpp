@@ -134,7 +134,7 @@ std::vector<std::size_t> query_order(const Query* queries, std::size_t n, bool s
     using P = decltype(anchor(queries[0]));
     std::vector<P> anchors(n);
     for (std::size_t i = 0; i < n; ++i) anchors[i] = anchor(queries[i]);
-    return morton_order(anchors.data(), n);
+    return detail::morton_order(anchors.data(), n, bounds_of(anchors.data(), n));
 }
 
 }  // namespace sim

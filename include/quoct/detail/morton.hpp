@@ -1,16 +1,25 @@
-// quoct internals: Morton (Z-order) keys in D dimensions and an LSD radix sort for them.
+// quoct internals: the one grid and key module. The quantizer (coordinates to grid cells),
+// Morton (Z-order) keys in D dimensions, the packing of a key and a position into 64 bits,
+// the LSD radix sort of packed items, and the Morton order of a set of points. The tree's
+// build, the nearest-search start index, the distributed index's partition and the Morton
+// order of points and query batches (detail/parallel, quoct::neighbor_order) all use it; the
+// neighbour lists' cell grid (detail/cell_lists.hpp) sorts with its radix sort.
 #ifndef QUOCT_DETAIL_MORTON_HPP
 #define QUOCT_DETAIL_MORTON_HPP
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <new>
+#include <stdexcept>
 #include <type_traits>
 #include <utility>
 #include <vector>
+
+#include "../shapes.hpp"
 
 namespace quoct {
 namespace detail {
@@ -132,6 +141,89 @@ inline void radix_sort(raw_vector<std::uint64_t>& items, raw_vector<std::uint64_
         for (const std::uint64_t it : items) scratch[c[(it >> sh) & mk]++] = it;
         items.swap(scratch);
     }
+}
+
+
+/// How n items sort packed into 64 bits: a position in the low index_bits, a Morton key of
+/// axis_bits per axis above it (morton_bits<D>() at most, fewer when n is so large that
+/// the positions need the room).
+struct key_layout {
+    unsigned index_bits;  ///< bits of a position (at least 1)
+    unsigned axis_bits;   ///< bits of the key per axis
+};
+
+/// The layout for n items. Throws std::length_error when not even one bit per axis is left.
+template <std::size_t D>
+key_layout key_layout_for(std::size_t n) {
+    key_layout l{1, 0};
+    while (l.index_bits < 64 && (std::uint64_t{1} << l.index_bits) < n) ++l.index_bits;
+    l.axis_bits = std::min(morton_bits<D>(), static_cast<unsigned>((64 - l.index_bits) / D));
+    if (l.axis_bits == 0) throw std::length_error("quoct: too many points to sort");
+    return l;
+}
+
+/// Maps coordinates inside `region` to integers in [0, 2^bits) per axis, monotonically.
+template <class T, std::size_t D>
+class quantizer {
+public:
+    quantizer(const box<T, D>& region, unsigned bits)
+        : cells_(std::ldexp(T(1), static_cast<int>(bits))), last_((std::uint64_t{1} << bits) - 1) {
+        for (std::size_t a = 0; a < D; ++a) {
+            // Work on halves only where the extent itself would overflow: halving loses the
+            // smallest subnormals, which a full-width extent keeps.
+            pre_[a] = std::isfinite(region.hi[a] - region.lo[a]) ? T(1) : T(0.5);
+            lo_[a] = region.lo[a] * pre_[a];
+            extent_[a] = region.hi[a] * pre_[a] - lo_[a];
+            scale_[a] = extent_[a] > 0 ? cells_ / extent_[a] : T(0);
+            divide_[a] = !std::isfinite(scale_[a]);  // extents so tiny the scale overflows
+        }
+    }
+
+    std::uint64_t key(const point<T, D>& p) const {
+        std::uint64_t q[D];
+        for (std::size_t a = 0; a < D; ++a) q[a] = cell(p[a], a);
+        return morton_key<D>(q);
+    }
+
+private:
+    std::uint64_t cell(T v, std::size_t a) const {
+        const T offset = v * pre_[a] - lo_[a];
+        const T t = divide_[a] ? offset / extent_[a] * cells_ : offset * scale_[a];
+        // For a point of the region t is in [0, cells]: t == cells maps to the last cell, and
+        // t < cells truncates to at most cells - 1 (cells is a power of two, at most 2^32, so
+        // the signed conversion, one instruction, is exact). A point outside the region (a
+        // nearest query) maps to the nearest cell: below, t is clamped to 0 before the
+        // conversion, which would be undefined for a large negative t.
+        return t < cells_ ? static_cast<std::uint64_t>(static_cast<std::int64_t>(std::max(t, T(0)))) : last_;
+    }
+
+    T cells_;
+    std::uint64_t last_;
+    T pre_[D];
+    T lo_[D];
+    T extent_[D];
+    T scale_[D];
+    bool divide_[D];
+};
+
+
+/// Positions 0..n-1 of the points along a Z (Morton) curve on the quantizer's grid over
+/// `region` (their bounds, usually), points in one cell in input order: neighbours in the
+/// order are mostly neighbours in space. Any coordinate is taken: one outside the region
+/// takes the nearest cell on its axis, a NaN the last, and an axis of the region with no
+/// finite extent is not split. Throws std::bad_alloc, and std::length_error as
+/// key_layout_for.
+template <class T, std::size_t D>
+std::vector<std::size_t> morton_order(const point<T, D>* p, std::size_t n, const box<T, D>& region) {
+    const key_layout l = key_layout_for<D>(n);
+    const quantizer<T, D> quant(region, l.axis_bits);
+    raw_vector<std::uint64_t> items(n), scratch;
+    for (std::size_t i = 0; i < n; ++i) items[i] = quant.key(p[i]) << l.index_bits | i;
+    radix_sort(items, scratch, l.index_bits, l.axis_bits * static_cast<unsigned>(D));
+    const std::uint64_t mask = (std::uint64_t{1} << l.index_bits) - 1;
+    std::vector<std::size_t> order(n);
+    for (std::size_t k = 0; k < n; ++k) order[k] = static_cast<std::size_t>(items[k] & mask);
+    return order;
 }
 
 }  // namespace detail

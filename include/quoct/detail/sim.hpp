@@ -74,46 +74,6 @@ box<T, D> bounds_of(const point<T, D>* p, std::size_t n) noexcept {
     return b;
 }
 
-/// Positions 0..n-1 of the points sorted along a Z (Morton) curve over their bounds, so
-/// that neighbours in the order are mostly neighbours in space. NaN coordinates sort first.
-template <class T, std::size_t D>
-std::vector<std::size_t> morton_order(const point<T, D>* p, std::size_t n) {
-    constexpr unsigned bits = 64 / D < 21 ? static_cast<unsigned>(64 / D) : 21u;
-    const box<T, D> b = bounds_of(p, n);
-    std::vector<std::pair<std::uint64_t, std::size_t>> keys(n), scratch(n);
-    const double cells = std::ldexp(1.0, static_cast<int>(bits));
-    double lo[D], scale[D];
-    for (std::size_t a = 0; a < D; ++a) {
-        lo[a] = static_cast<double>(b.lo[a]);
-        const double extent = static_cast<double>(b.hi[a]) - lo[a];
-        scale[a] = extent > 0 && std::isfinite(extent) ? cells / extent : 0.0;
-    }
-    for (std::size_t i = 0; i < n; ++i) {
-        std::uint64_t key = 0;
-        for (std::size_t a = 0; a < D; ++a) {
-            double t = (static_cast<double>(p[i][a]) - lo[a]) * scale[a];
-            t = t < 0 || !(t == t) ? 0.0 : std::min(t, cells - 1);
-            const std::uint64_t q = static_cast<std::uint64_t>(t);
-            for (unsigned k = 0; k < bits; ++k) key |= ((q >> k) & 1u) << (k * D + a);
-        }
-        keys[i] = {key, i};
-    }
-    // LSD radix sort, 16-bit digits, skipping digits that are equal everywhere.
-    std::vector<std::size_t> count(std::size_t{1} << 16);
-    for (unsigned shift = 0; shift < bits * D && n > 1; shift += 16) {
-        std::fill(count.begin(), count.end(), 0);
-        for (const auto& k : keys) ++count[(k.first >> shift) & 0xffffu];
-        if (count[(keys[0].first >> shift) & 0xffffu] == n) continue;
-        std::size_t sum = 0;
-        for (auto& c : count) sum += std::exchange(c, sum);
-        for (const auto& k : keys) scratch[count[(k.first >> shift) & 0xffffu]++] = k;
-        keys.swap(scratch);
-    }
-    std::vector<std::size_t> order(n);
-    for (std::size_t i = 0; i < n; ++i) order[i] = keys[i].second;
-    return order;
-}
-
 /// Sorts a short run (a neighbour row, tens of ids): insertion sort, std::sort if long.
 template <class Id>
 void sort_small(Id* first, Id* last) {

@@ -1,0 +1,133 @@
+// The grid and key module (detail/morton.hpp): Morton keys against bit-by-bit interleaving,
+// the radix sort against std::stable_sort, the key layout, and morton_order against a
+// brute-force order on integer grids, non-finite coordinates included.
+#include <catch2/catch.hpp>
+
+#include "test_support.hpp"
+
+#include <quoct/detail/morton.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <vector>
+
+namespace {
+
+// Bit b of q[a] at bit b * D + a, one bit at a time.
+template <std::size_t D>
+std::uint64_t interleave(const std::uint64_t (&q)[D], unsigned bits) {
+    std::uint64_t key = 0;
+    for (unsigned b = 0; b < bits; ++b)
+        for (std::size_t a = 0; a < D; ++a) key |= ((q[a] >> b) & 1u) << (b * D + a);
+    return key;
+}
+
+template <std::size_t D>
+void check_keys(std::uint64_t seed) {
+    quoct_test::rng rng(seed);
+    constexpr unsigned bits = quoct::detail::morton_bits<D>();
+    for (int i = 0; i < 2000; ++i) {
+        std::uint64_t q[D];
+        for (std::size_t a = 0; a < D; ++a) q[a] = rng.bits() & ((std::uint64_t{1} << bits) - 1);
+        REQUIRE(quoct::detail::morton_key<D>(q) == interleave<D>(q, bits));
+    }
+}
+
+// The brute-force Morton order of points with integer coordinates in [0, 2^bits) on the
+// region [0, 2^bits]^D, where the quantizer's cell of v is v itself: by interleaved key,
+// ties by position.
+template <std::size_t D>
+std::vector<std::size_t> brute_order(const std::vector<quoct::point<double, D>>& pts, unsigned bits) {
+    std::vector<std::uint64_t> keys(pts.size());
+    for (std::size_t i = 0; i < pts.size(); ++i) {
+        std::uint64_t q[D];
+        for (std::size_t a = 0; a < D; ++a) {
+            const double v = pts[i][a];
+            q[a] = std::isnan(v) || v >= std::ldexp(1.0, static_cast<int>(bits))
+                       ? (std::uint64_t{1} << bits) - 1
+                       : v < 0 ? 0 : static_cast<std::uint64_t>(v);
+        }
+        keys[i] = interleave<D>(q, bits);
+    }
+    std::vector<std::size_t> order(pts.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return keys[x] < keys[y]; });
+    return order;
+}
+
+template <std::size_t D>
+void check_order(std::size_t n, std::uint64_t seed, bool extremes) {
+    const unsigned bits = quoct::detail::key_layout_for<D>(n).axis_bits;
+    quoct_test::rng rng(seed);
+    std::vector<quoct::point<double, D>> pts(n);
+    for (auto& p : pts)
+        for (std::size_t a = 0; a < D; ++a)
+            p[a] = static_cast<double>(rng.below(std::min<std::size_t>(std::size_t{1} << bits, 16)));  // many ties
+    if (extremes)
+        for (std::size_t i = 0; i < n; i += 7) {
+            const double odd[] = {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
+                                  -std::numeric_limits<double>::infinity(), -5.0, 1e300};
+            pts[i][rng.below(D)] = odd[rng.below(5)];
+        }
+    quoct::box<double, D> region;
+    for (std::size_t a = 0; a < D; ++a) region.lo[a] = 0, region.hi[a] = std::ldexp(1.0, static_cast<int>(bits));
+    CHECK(quoct::detail::morton_order(pts.data(), n, region) == brute_order<D>(pts, bits));
+}
+
+}  // namespace
+
+TEST_CASE("Morton keys interleave the bits of each axis", "[keys]") {
+    check_keys<1>(1);
+    check_keys<2>(2);
+    check_keys<3>(3);
+    check_keys<4>(4);
+    check_keys<8>(8);
+}
+
+TEST_CASE("the radix sort of packed items is a stable sort by the key bits", "[keys]") {
+    quoct_test::rng rng(11);
+    for (std::size_t n : {0u, 1u, 255u, 256u, 5000u}) {
+        for (unsigned low : {0u, 7u, 20u}) {
+            for (unsigned bits : {1u, 11u, 12u, 33u, 64u - 20u}) {
+                quoct::detail::raw_vector<std::uint64_t> items(n), scratch;
+                for (auto& it : items) it = rng.bits() & (rng.coin() ? 0xffffu : ~std::uint64_t{0});
+                const std::uint64_t mask = bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
+                std::vector<std::uint64_t> expected(items.begin(), items.end());
+                std::stable_sort(expected.begin(), expected.end(), [&](std::uint64_t a, std::uint64_t b) {
+                    return ((a >> low) & mask) < ((b >> low) & mask);
+                });
+                quoct::detail::radix_sort(items, scratch, low, bits);
+                REQUIRE(std::vector<std::uint64_t>(items.begin(), items.end()) == expected);
+            }
+        }
+    }
+}
+
+TEST_CASE("the key layout leaves room for every position", "[keys]") {
+    const auto l3 = quoct::detail::key_layout_for<3>(1000000);
+    CHECK(l3.index_bits == 20);
+    CHECK(l3.axis_bits == quoct::detail::morton_bits<3>());
+    CHECK(quoct::detail::key_layout_for<2>(0).index_bits == 1);
+    // 2^60 positions leave 4 bits: one an axis in 3D, none in 8D.
+    CHECK_THROWS_AS(quoct::detail::key_layout_for<8>(std::size_t{1} << 60), std::length_error);
+    CHECK(quoct::detail::key_layout_for<3>(std::size_t{1} << 60).axis_bits == 1);
+}
+
+TEST_CASE("morton_order equals the brute-force Morton order, NaN and infinities included", "[keys]") {
+    for (bool extremes : {false, true}) {
+        check_order<1>(300, 1, extremes);
+        check_order<2>(1000, 2, extremes);
+        check_order<3>(1000, 3, extremes);
+        check_order<3>(100, 4, extremes);  // below the radix sort's cut-over
+        check_order<4>(700, 5, extremes);
+    }
+    // An empty set, and a region with no extent (every point in one cell: input order).
+    CHECK(quoct::detail::morton_order<double, 3>(nullptr, 0, quoct::box<double, 3>{}).empty());
+    const std::vector<quoct::point<double, 2>> same(5, quoct::point<double, 2>{{3, 3}});
+    quoct::box<double, 2> flat{{{3, 3}}, {{3, 3}}};
+    CHECK(quoct::detail::morton_order(same.data(), same.size(), flat) == std::vector<std::size_t>{0, 1, 2, 3, 4});
+}
