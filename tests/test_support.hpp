@@ -55,15 +55,24 @@ struct cfg {
 
 /// (float, double) x (2D, 3D): every test that can runs on all four.
 using all_configs = std::tuple<cfg<float, 2>, cfg<float, 3>, cfg<double, 2>, cfg<double, 3>>;
+/// The same four for TEMPLATE_TEST_CASE (the simulation tests).
+#define QUOCT_TEST_CONFIGS (quoct_test::cfg<float, 2>), (quoct_test::cfg<float, 3>), (quoct_test::cfg<double, 2>), \
+                           (quoct_test::cfg<double, 3>)
 
 // --- random numbers ------------------------------------------------------------------
 
 /// A seeded source whose sequence is the same on every platform: std::mt19937_64 output
 /// is fixed by the standard, and the conversions below are written out (the standard
 /// distributions are not portable).
+/// It is also a UniformRandomBitGenerator (its bits are std::mt19937_64's for the same seed),
+/// for std::shuffle and the like.
 class rng {
 public:
-    explicit rng(std::uint64_t seed) : engine_(seed) {}
+    using result_type = std::uint64_t;
+    explicit rng(std::uint64_t seed = 5489) : engine_(seed) {}
+    static constexpr result_type min() { return std::mt19937_64::min(); }
+    static constexpr result_type max() { return std::mt19937_64::max(); }
+    result_type operator()() { return engine_(); }
     std::uint64_t bits() { return engine_(); }
     /// Uniform in [0, 1), 53 random bits.
     double uniform01() { return static_cast<double>(engine_() >> 11) * 0x1.0p-53; }
@@ -114,6 +123,23 @@ quoct::point<T, D> make_point(std::initializer_list<double> xs) {
     return p;
 }
 
+/// A point uniform in [lo, hi]^D (rounded to T).
+template <class T, std::size_t D>
+quoct::point<T, D> random_point(rng& r, double lo, double hi) {
+    quoct::point<T, D> p;
+    for (std::size_t a = 0; a < D; ++a) p[a] = static_cast<T>(r.uniform(lo, hi));
+    return p;
+}
+
+/// A point of the integer lattice [0, cells)^D: drawn often, such points tie exactly and
+/// fall on boundaries.
+template <class T, std::size_t D>
+quoct::point<T, D> lattice_point(rng& r, int cells) {
+    quoct::point<T, D> p;
+    for (std::size_t a = 0; a < D; ++a) p[a] = static_cast<T>(r.below(static_cast<std::size_t>(cells)));
+    return p;
+}
+
 /// The smallest box around the points, computed by brute force (lo=+inf, hi=-inf if none).
 template <class T, std::size_t D>
 quoct::box<T, D> brute_bounds(const points<T, D>& pts) {
@@ -147,8 +173,7 @@ template <class T, std::size_t D>
 points<T, D> uniform_points(std::size_t n, std::uint64_t seed, double lo = -100, double hi = 100) {
     rng r(seed);
     points<T, D> out(n);
-    for (auto& p : out)
-        for (std::size_t a = 0; a < D; ++a) p[a] = static_cast<T>(r.uniform(lo, hi));
+    for (auto& p : out) p = random_point<T, D>(r, lo, hi);
     return out;
 }
 

@@ -25,7 +25,7 @@
 #include <quoct/periodic.hpp>
 
 #include "test_alloc_count.hpp"
-#include "test_sim_common.hpp"
+#include "test_support.hpp"
 
 namespace {
 
@@ -195,7 +195,7 @@ void check_points(const Index& index, const point_model& m, std::size_t id_bound
         std::vector<std::uint32_t> expect;
         for (const auto& kv : m)
             if (quoct::contains(s, kv.second)) expect.push_back(kv.first);
-        REQUIRE(sim_test::sorted(index.query(s)) == expect);
+        REQUIRE(quoct_test::sorted(index.query(s)) == expect);
         REQUIRE(index.count(s) == expect.size());
     }
 }
@@ -209,11 +209,11 @@ void rebuild_if_any(Index&, long) {}
 
 template <class Index>
 void dynamic_under_failures(Index index, point_model m, unsigned seed) {
-    std::mt19937_64 rng(seed);
+    quoct_test::rng rng(seed);
     for (int step = 0; step < 120; ++step) {
         const std::size_t bound = index.id_bound();
         const auto id = static_cast<std::uint32_t>(rng() % (bound + 1));
-        const P p = sim_test::random_point<double, 2>(rng, 0, 1);
+        const P p = quoct_test::random_point<double, 2>(rng, 0, 1);
         const int op = static_cast<int>(rng() % 4);
         point_model after = m;
         std::size_t bound_after = bound;
@@ -247,9 +247,9 @@ void dynamic_under_failures(Index index, point_model m, unsigned seed) {
 }  // namespace
 
 TEST_CASE("dynamic index: unchanged when an allocation fails", "[sim][dynamic][alloc]") {
-    std::mt19937_64 rng(1);
+    quoct_test::rng rng(1);
     std::vector<P> pts(150);
-    for (auto& p : pts) p = sim_test::random_point<double, 2>(rng, 0, 1);
+    for (auto& p : pts) p = quoct_test::random_point<double, 2>(rng, 0, 1);
     point_model m;
     for (std::uint32_t i = 0; i < pts.size(); ++i) m[i] = pts[i];
     quoct::dynamic_options options;
@@ -281,28 +281,28 @@ void check_objects(const quoct::object_index<Shape>& index, const shape_model<Sh
         std::vector<std::uint32_t> expect;
         for (const auto& kv : m)
             if (quoct::intersects(kv.second, q)) expect.push_back(kv.first);
-        REQUIRE(sim_test::sorted(index.query(q)) == expect);
+        REQUIRE(quoct_test::sorted(index.query(q)) == expect);
     }
 }
 
 template <class Shape>
-Shape object_like(std::mt19937_64& rng, const Shape&);
+Shape object_like(quoct_test::rng& rng, const Shape&);
 template <>
-quoct::ball<double, 2> object_like(std::mt19937_64& rng, const quoct::ball<double, 2>&) {
+quoct::ball<double, 2> object_like(quoct_test::rng& rng, const quoct::ball<double, 2>&) {
     const double sizes[] = {0, 0.01, 0.012, 0.05, 0.3};
-    return {sim_test::random_point<double, 2>(rng, 0, 1), sizes[rng() % 5]};
+    return {quoct_test::random_point<double, 2>(rng, 0, 1), sizes[rng() % 5]};
 }
 template <>
-quoct::box<double, 2> object_like(std::mt19937_64& rng, const quoct::box<double, 2>&) {
+quoct::box<double, 2> object_like(quoct_test::rng& rng, const quoct::box<double, 2>&) {
     const double sizes[] = {0, 0.01, 0.012, 0.05, 0.3};
-    quoct::box<double, 2> b{sim_test::random_point<double, 2>(rng, 0, 1), {}};
+    quoct::box<double, 2> b{quoct_test::random_point<double, 2>(rng, 0, 1), {}};
     for (std::size_t a = 0; a < 2; ++a) b.hi[a] = b.lo[a] + sizes[rng() % 5];
     return b;
 }
 
 template <class Shape>
 void objects_under_failures(unsigned seed) {
-    std::mt19937_64 rng(seed);
+    quoct_test::rng rng(seed);
     const Shape tag{};
     std::vector<Shape> initial(80);
     for (auto& s : initial) s = object_like(rng, tag);
@@ -356,14 +356,14 @@ TEST_CASE("object indexes: unchanged when an allocation fails", "[sim][objects][
 }
 
 TEST_CASE("const calls under failing allocations: an exception or the exact answer", "[sim][alloc]") {
-    std::mt19937_64 rng(6);
+    quoct_test::rng rng(6);
     std::vector<P> pts(3000);
-    for (auto& p : pts) p = sim_test::random_point<double, 2>(rng, 0, 1);
+    for (auto& p : pts) p = quoct_test::random_point<double, 2>(rng, 0, 1);
     const quoct::orthtree<double, 2> tree(pts);
     const auto pairs = quoct::pairs_within(tree, 0.02);
     const auto lists = quoct::neighbor_lists(tree, 0.02);
     std::vector<quoct::ball<double, 2>> queries(700);
-    for (auto& q : queries) q = {sim_test::random_point<double, 2>(rng, 0, 1), 0.03};
+    for (auto& q : queries) q = {quoct_test::random_point<double, 2>(rng, 0, 1), 0.03};
     const auto rows = quoct::batch_query(tree, queries);
     for (unsigned threads : {1u, 4u}) {
         for (long n = 0;; n += 1 + n / 8) {
@@ -388,7 +388,7 @@ TEST_CASE("const calls under failing allocations: an exception or the exact answ
     // A build either fails, leaving nothing behind (the sanitizer build checks for leaks),
     // or copes (std::stable_sort falls back when its buffer cannot be had) and is exact.
     const quoct::ball<double, 2> s{{{0.5, 0.5}}, 0.1};
-    const auto in_s = sim_test::sorted(tree.query(s));
+    const auto in_s = quoct_test::sorted(tree.query(s));
     for (long n = 0;; ++n) {
         std::vector<std::uint32_t> got = in_s;
         const outcome o = run_failing_at(n, false, [&] {
@@ -397,7 +397,7 @@ TEST_CASE("const calls under failing allocations: an exception or the exact answ
             t.query(s, r);
             got = std::move(r);
         });
-        REQUIRE(sim_test::sorted(got) == in_s);
+        REQUIRE(quoct_test::sorted(got) == in_s);
         if (!o.fired) break;
     }
 }

@@ -21,7 +21,7 @@
 #include <quoct/parallel.hpp>
 #include <quoct/periodic.hpp>
 
-#include "test_sim_common.hpp"
+#include "test_support.hpp"
 
 namespace {
 
@@ -39,10 +39,10 @@ struct config {
 // query boundaries), half uniform.
 template <class T, std::size_t D>
 std::vector<quoct::point<T, D>> test_points(std::size_t n, unsigned seed) {
-    std::mt19937_64 rng(seed);
+    quoct_test::rng rng(seed);
     std::vector<quoct::point<T, D>> pts(n);
     for (std::size_t i = 0; i < n; ++i)
-        pts[i] = i % 2 ? sim_test::lattice_point<T, D>(rng, 8) : sim_test::random_point<T, D>(rng, T(0), T(7.99));
+        pts[i] = i % 2 ? quoct_test::lattice_point<T, D>(rng, 8) : quoct_test::random_point<T, D>(rng, T(0), T(7.99));
     return pts;
 }
 
@@ -76,19 +76,19 @@ bool same_neighbors(const std::vector<quoct::neighbor<T, Id>>& a, const std::vec
 
 // Ball, box and nearest queries of `index` (ids = positions in pts) against brute force.
 template <class Index, class T, std::size_t D>
-void check_point_index(const Index& index, const std::vector<quoct::point<T, D>>& pts, std::mt19937_64& rng) {
+void check_point_index(const Index& index, const std::vector<quoct::point<T, D>>& pts, quoct_test::rng& rng) {
     using Id = typename Index::id_type;
     for (int q = 0; q < 12; ++q) {
-        const auto c = q % 2 ? sim_test::lattice_point<T, D>(rng, 8) : sim_test::random_point<T, D>(rng, T(0), T(8));
+        const auto c = q % 2 ? quoct_test::lattice_point<T, D>(rng, 8) : quoct_test::random_point<T, D>(rng, T(0), T(8));
         const T r = static_cast<T>(q % 4) + (q % 3 == 0 ? T(0.5) : T(0));
         const quoct::ball<T, D> s{c, r};
         const auto expect = brute_ids<Id>(pts, [&](const quoct::point<T, D>& p) { return quoct::contains(s, p); });
-        CHECK(sim_test::sorted(index.query(s)) == expect);
+        CHECK(quoct_test::sorted(index.query(s)) == expect);
         CHECK(index.count(s) == expect.size());
         quoct::box<T, D> b{c, c};
         for (std::size_t a = 0; a < D; ++a) b.hi[a] += r;
         const auto in_box = brute_ids<Id>(pts, [&](const quoct::point<T, D>& p) { return quoct::contains(b, p); });
-        CHECK(sim_test::sorted(index.query(b)) == in_box);
+        CHECK(quoct_test::sorted(index.query(b)) == in_box);
         for (std::size_t k : {std::size_t{1}, std::size_t{7}, std::size_t{40}}) {
             std::vector<quoct::neighbor<T, Id>> got;
             index.nearest(c, k, got);
@@ -120,7 +120,7 @@ TEMPLATE_TEST_CASE("orthtree and dynamic index: wide types, D > 3, other Id type
     using T = typename TestType::scalar;
     constexpr std::size_t D = TestType::dim;
     using Id = typename TestType::id;
-    std::mt19937_64 rng(41);
+    quoct_test::rng rng(41);
     auto pts = test_points<T, D>(700, 42);
     const quoct::orthtree<T, D, Id> tree(pts, quoct::build_options{8, quoct::max_depth_limit});
     check_point_index(tree, pts, rng);
@@ -130,7 +130,7 @@ TEMPLATE_TEST_CASE("orthtree and dynamic index: wide types, D > 3, other Id type
     quoct::dynamic_orthtree<T, D, Id> dyn(pts, options);
     // Move every third point and erase none, so ids stay positions in pts.
     for (std::size_t i = 0; i < pts.size(); i += 3) {
-        pts[i] = sim_test::lattice_point<T, D>(rng, 8);
+        pts[i] = quoct_test::lattice_point<T, D>(rng, 8);
         dyn.move(static_cast<Id>(i), pts[i]);
     }
     check_point_index(dyn, pts, rng);
@@ -145,7 +145,7 @@ TEMPLATE_TEST_CASE("pairs, periodic, objects and batches: wide types, D > 3, oth
     using T = typename TestType::scalar;
     constexpr std::size_t D = TestType::dim;
     using Id = typename TestType::id;
-    std::mt19937_64 rng(43);
+    quoct_test::rng rng(43);
     const auto pts = test_points<T, D>(600, 44);
     const quoct::orthtree<T, D, Id> tree(pts);
     const auto euclid = [](const quoct::point<T, D>& a, const quoct::point<T, D>& b) { return quoct::distance_sq(a, b); };
@@ -162,7 +162,7 @@ TEMPLATE_TEST_CASE("pairs, periodic, objects and batches: wide types, D > 3, oth
         }
         pair_vector<Id> seen;
         quoct::for_each_pair_within(tree, r, [&](Id i, Id j) { seen.emplace_back(i, j); });
-        CHECK(sim_test::sorted(seen) == expect);
+        CHECK(quoct_test::sorted(seen) == expect);
         // Across two indexes: the even points against the odd ones.
         std::vector<quoct::point<T, D>> even, odd;
         for (std::size_t i = 0; i < pts.size(); ++i) (i % 2 ? odd : even).push_back(pts[i]);
@@ -172,7 +172,7 @@ TEMPLATE_TEST_CASE("pairs, periodic, objects and batches: wide types, D > 3, oth
             for (std::size_t j = 0; j < odd.size(); ++j)
                 if (quoct::distance_sq(even[i], odd[j]) <= r * r) cross_expect.emplace_back(Id(i), Id(j));
         quoct::for_each_pair_within(a, b, r, [&](Id i, Id j) { cross.emplace_back(i, j); });
-        CHECK(sim_test::sorted(cross) == cross_expect);
+        CHECK(quoct_test::sorted(cross) == cross_expect);
         const auto rows = quoct::neighbor_lists(a, b, r, 5);
         pair_vector<Id> from_rows;
         for (std::size_t i = 0; i < rows.rows(); ++i)
@@ -187,9 +187,9 @@ TEMPLATE_TEST_CASE("pairs, periodic, objects and batches: wide types, D > 3, oth
     const quoct::periodic_index<quoct::orthtree<T, D, Id>> torus(dom, pts);
     for (T r : {T(0), T(1), T(2.5)}) {
         for (int q = 0; q < 6; ++q) {
-            const auto c = sim_test::lattice_point<T, D>(rng, 8);
+            const auto c = quoct_test::lattice_point<T, D>(rng, 8);
             const auto expect = brute_ids<Id>(pts, [&](const quoct::point<T, D>& p) { return dom.distance_sq(p, c) <= r * r; });
-            CHECK(sim_test::sorted(torus.query({c, r})) == expect);
+            CHECK(quoct_test::sorted(torus.query({c, r})) == expect);
             CHECK(torus.count({c, r}) == expect.size());
         }
         const auto expect = brute_pairs<Id>(pts, r, [&](const auto& x, const auto& y) { return dom.distance_sq(x, y); });
@@ -224,24 +224,24 @@ TEMPLATE_TEST_CASE("pairs, periodic, objects and batches: wide types, D > 3, oth
     }
     pair_vector<Id> seen;
     box_idx.for_each_colliding_pair([&](Id i, Id j) { seen.emplace_back(i, j); });
-    CHECK(sim_test::sorted(seen) == box_pairs);
+    CHECK(quoct_test::sorted(seen) == box_pairs);
     for (int q = 0; q < 8; ++q) {
-        const quoct::ball<T, D> s{sim_test::random_point<T, D>(rng, T(0), T(8)), T(q % 3)};
+        const quoct::ball<T, D> s{quoct_test::random_point<T, D>(rng, T(0), T(8)), T(q % 3)};
         std::vector<Id> expect;
         for (std::size_t i = 0; i < boxes.size(); ++i)
             if (quoct::intersects(boxes[i], s)) expect.push_back(static_cast<Id>(i));
-        CHECK(sim_test::sorted(box_idx.query(s)) == expect);
+        CHECK(quoct_test::sorted(box_idx.query(s)) == expect);
         expect.clear();
         for (std::size_t i = 0; i < balls.size(); ++i)
             if (quoct::intersects(balls[i], s)) expect.push_back(static_cast<Id>(i));
-        CHECK(sim_test::sorted(ball_idx.query(s)) == expect);
+        CHECK(quoct_test::sorted(ball_idx.query(s)) == expect);
     }
 
     // Batches: more queries than two chunks, so they are reordered and shared out.
     std::vector<quoct::ball<T, D>> queries(700);
     std::vector<quoct::point<T, D>> centres(700);
     for (std::size_t i = 0; i < queries.size(); ++i) {
-        centres[i] = sim_test::random_point<T, D>(rng, T(0), T(8));
+        centres[i] = quoct_test::random_point<T, D>(rng, T(0), T(8));
         queries[i] = {centres[i], T(1)};
     }
     const auto serial = quoct::batch_query(tree, queries, 1, false);
@@ -271,9 +271,9 @@ TEST_CASE("uint16 ids: the length_error limit of every index", "[types]") {
     using Id = std::uint16_t;
     using P = quoct::point<float, 2>;
     const std::size_t most = std::numeric_limits<Id>::max() / 2;  // 32767
-    std::mt19937_64 rng(45);
+    quoct_test::rng rng(45);
     std::vector<P> pts(most);
-    for (auto& p : pts) p = sim_test::random_point<float, 2>(rng, 0, 1);
+    for (auto& p : pts) p = quoct_test::random_point<float, 2>(rng, 0, 1);
     std::vector<P> one_more(pts);
     one_more.push_back(pts[0]);
     CHECK(quoct::orthtree<float, 2, Id>(pts).size() == most);
@@ -282,11 +282,11 @@ TEST_CASE("uint16 ids: the length_error limit of every index", "[types]") {
 
     quoct::dynamic_orthtree<float, 2, Id> dyn(pts);
     const quoct::ball<float, 2> s{{{0.5f, 0.5f}}, 0.1f};
-    const auto before = sim_test::sorted(dyn.query(s));
+    const auto before = quoct_test::sorted(dyn.query(s));
     CHECK_THROWS_AS(dyn.insert(pts[1]), std::length_error);
     CHECK(dyn.size() == most);
     CHECK(dyn.id_bound() == most);
-    CHECK(sim_test::sorted(dyn.query(s)) == before);
+    CHECK(quoct_test::sorted(dyn.query(s)) == before);
     CHECK(dyn.erase(Id(3)));
     CHECK_THROWS_AS(dyn.insert(pts[1]), std::length_error);  // erased ids are not reused
 
@@ -306,10 +306,10 @@ TEST_CASE("uint16 ids: objects moving between size classes never run out of ids"
     // renumber before those reach the Id limit, however many of its objects are live.
     using Id = std::uint16_t;
     using S = quoct::ball<float, 2>;
-    std::mt19937_64 rng(46);
+    quoct_test::rng rng(46);
     const std::size_t n = 20000;
     std::vector<S> balls(n);
-    for (auto& b : balls) b = {sim_test::random_point<float, 2>(rng, 0, 1), 0.001f};
+    for (auto& b : balls) b = {quoct_test::random_point<float, 2>(rng, 0, 1), 0.001f};
     quoct::object_index<S, Id> objects(balls);
     const Id traveller = 0;
     for (int trip = 0; trip < 30000; ++trip) {
@@ -320,5 +320,5 @@ TEST_CASE("uint16 ids: objects moving between size classes never run out of ids"
     std::vector<Id> expect;
     for (std::size_t i = 0; i < n; ++i)
         if (quoct::intersects(balls[i], q)) expect.push_back(static_cast<Id>(i));
-    CHECK(sim_test::sorted(objects.query(q)) == expect);
+    CHECK(quoct_test::sorted(objects.query(q)) == expect);
 }

@@ -13,7 +13,7 @@
 
 #include <quoct/dynamic.hpp>
 
-#include "test_sim_common.hpp"
+#include "test_support.hpp"
 
 namespace {
 
@@ -47,12 +47,12 @@ struct model {
 };
 
 template <class T, std::size_t D>
-void check_same(const quoct::dynamic_orthtree<T, D>& index, const model<T, D>& m, std::mt19937_64& rng, int lattice) {
-    using sim_test::sorted;
+void check_same(const quoct::dynamic_orthtree<T, D>& index, const model<T, D>& m, quoct_test::rng& rng, int lattice) {
+    using quoct_test::sorted;
     REQUIRE(index.size() == m.live.size());
     for (int q = 0; q < 6; ++q) {
-        quoct::ball<T, D> s{lattice ? sim_test::lattice_point<T, D>(rng, lattice)
-                                    : sim_test::random_point<T, D>(rng, T(-0.1), T(1.1)),
+        quoct::ball<T, D> s{lattice ? quoct_test::lattice_point<T, D>(rng, lattice)
+                                    : quoct_test::random_point<T, D>(rng, T(-0.1), T(1.1)),
                             lattice ? T(q % 3) : static_cast<T>(0.05 * q)};
         const auto expect = m.in_ball(s);
         CHECK(sorted(index.query(s)) == expect);
@@ -64,7 +64,7 @@ void check_same(const quoct::dynamic_orthtree<T, D>& index, const model<T, D>& m
         });
         CHECK(sorted(seen) == expect);
 
-        auto c = sim_test::random_point<T, D>(rng, T(-0.2), T(1.0));
+        auto c = quoct_test::random_point<T, D>(rng, T(-0.2), T(1.0));
         quoct::box<T, D> b{c, c};
         for (std::size_t a = 0; a < D; ++a) b.hi[a] += static_cast<T>(0.1 * (q + 1));
         const auto expect_box = m.in_box(b);
@@ -85,14 +85,14 @@ void check_same(const quoct::dynamic_orthtree<T, D>& index, const model<T, D>& m
 
 }  // namespace
 
-TEMPLATE_TEST_CASE("dynamic_orthtree matches brute force under random operations", "[sim][dynamic]", SIM_SPACES) {
+TEMPLATE_TEST_CASE("dynamic_orthtree matches brute force under random operations", "[sim][dynamic]", QUOCT_TEST_CONFIGS) {
     using T = typename TestType::scalar;
     constexpr std::size_t D = TestType::dim;
     for (int config = 0; config < 4; ++config) {
         const int lattice = config % 2 ? 6 : 0;
-        std::mt19937_64 rng(1234 + static_cast<unsigned>(config));
+        quoct_test::rng rng(1234 + static_cast<unsigned>(config));
         auto make = [&] {
-            return lattice ? sim_test::lattice_point<T, D>(rng, lattice) : sim_test::random_point<T, D>(rng, T(0), T(1));
+            return lattice ? quoct_test::lattice_point<T, D>(rng, lattice) : quoct_test::random_point<T, D>(rng, T(0), T(1));
         };
         std::vector<quoct::point<T, D>> initial(300);
         for (auto& p : initial) p = make();
@@ -141,10 +141,10 @@ TEMPLATE_TEST_CASE("dynamic_orthtree matches brute force under random operations
     }
 }
 
-TEMPLATE_TEST_CASE("dynamic_orthtree folds through many side trees", "[sim][dynamic]", SIM_SPACES) {
+TEMPLATE_TEST_CASE("dynamic_orthtree folds through many side trees", "[sim][dynamic]", QUOCT_TEST_CONFIGS) {
     using T = typename TestType::scalar;
     constexpr std::size_t D = TestType::dim;
-    std::mt19937_64 rng(4321);
+    quoct_test::rng rng(4321);
     quoct::dynamic_options opt;
     opt.tail_limit = 1;           // side trees of at most 4, 16, 64, 256, 1024, ...
     opt.rebuild_fraction = 1.0;  // never rebuild the snapshot early
@@ -153,7 +153,7 @@ TEMPLATE_TEST_CASE("dynamic_orthtree folds through many side trees", "[sim][dyna
     // Lattice points, so distances tie across the snapshot, the side trees and the tail.
     std::size_t most_side_trees = 0;
     for (int i = 0; i < 1500; ++i) {
-        const auto p = sim_test::lattice_point<T, D>(rng, 5);
+        const auto p = quoct_test::lattice_point<T, D>(rng, 5);
         m.live[index.insert(p)] = p;
         most_side_trees = std::max(most_side_trees, index.side_trees());
         if (i % 300 == 299) check_same(index, m, rng, 5);
@@ -168,7 +168,7 @@ TEMPLATE_TEST_CASE("dynamic_orthtree folds through many side trees", "[sim][dyna
             index.erase(id);
             m.live.erase(id);
         } else {
-            const auto p = sim_test::lattice_point<T, D>(rng, 5);
+            const auto p = quoct_test::lattice_point<T, D>(rng, 5);
             index.move(id, p);
             m.live[id] = p;
         }
@@ -177,15 +177,15 @@ TEMPLATE_TEST_CASE("dynamic_orthtree folds through many side trees", "[sim][dyna
     check_same(index, m, rng, 5);
 }
 
-TEMPLATE_TEST_CASE("dynamic_orthtree grows from empty and erases to empty", "[sim][dynamic]", SIM_SPACES) {
+TEMPLATE_TEST_CASE("dynamic_orthtree grows from empty and erases to empty", "[sim][dynamic]", QUOCT_TEST_CONFIGS) {
     using T = typename TestType::scalar;
     constexpr std::size_t D = TestType::dim;
-    std::mt19937_64 rng(7);
+    quoct_test::rng rng(7);
     quoct::dynamic_orthtree<T, D> index;
     model<T, D> m;
     check_same(index, m, rng, 0);
     for (int i = 0; i < 2000; ++i) {
-        const auto p = sim_test::random_point<T, D>(rng, T(0), T(1));
+        const auto p = quoct_test::random_point<T, D>(rng, T(0), T(1));
         m.live[index.insert(p)] = p;
     }
     check_same(index, m, rng, 0);
@@ -201,15 +201,15 @@ TEMPLATE_TEST_CASE("dynamic_orthtree grows from empty and erases to empty", "[si
     CHECK(index.empty());
     check_same(index, m, rng, 0);
     // Erased ids are never handed out again.
-    CHECK(index.insert(sim_test::random_point<T, D>(rng, T(0), T(1))) == 2000u);
+    CHECK(index.insert(quoct_test::random_point<T, D>(rng, T(0), T(1))) == 2000u);
 }
 
-TEMPLATE_TEST_CASE("dynamic_orthtree rejects bad input and stays unchanged", "[sim][dynamic]", SIM_SPACES) {
+TEMPLATE_TEST_CASE("dynamic_orthtree rejects bad input and stays unchanged", "[sim][dynamic]", QUOCT_TEST_CONFIGS) {
     using T = typename TestType::scalar;
     constexpr std::size_t D = TestType::dim;
-    std::mt19937_64 rng(99);
+    quoct_test::rng rng(99);
     std::vector<quoct::point<T, D>> pts(100);
-    for (auto& p : pts) p = sim_test::random_point<T, D>(rng, T(0), T(1));
+    for (auto& p : pts) p = quoct_test::random_point<T, D>(rng, T(0), T(1));
     quoct::dynamic_orthtree<T, D> index(pts);
     model<T, D> m;
     for (std::uint32_t i = 0; i < pts.size(); ++i) m.live[i] = pts[i];

@@ -19,7 +19,7 @@
 #include <quoct/pairs.hpp>
 #include <quoct/periodic.hpp>
 
-#include "test_sim_common.hpp"
+#include "test_support.hpp"
 
 namespace {
 
@@ -64,18 +64,18 @@ void check_periodic(const Index& index, const std::vector<quoct::point<T, D>>& p
         for (T r : radii) {
             const quoct::ball<T, D> s{c, r};
             const auto expect = periodic_brute(dom, pts, s);
-            CHECK(sim_test::sorted(index.query(s)) == expect);
+            CHECK(quoct_test::sorted(index.query(s)) == expect);
             CHECK(index.count(s) == expect.size());
             std::vector<std::uint32_t> seen;
             index.visit(s, [&](std::uint32_t id, const quoct::point<T, D>&) { seen.push_back(id); });
-            CHECK(sim_test::sorted(seen) == expect);
+            CHECK(quoct_test::sorted(seen) == expect);
         }
     for (T r : radii) {
         const pair_list expect = periodic_brute_pairs(dom, pts, r);
         CHECK(quoct::pairs_within(index, r) == expect);
         pair_list seen;
         quoct::for_each_pair_within(index, r, [&](std::uint32_t i, std::uint32_t j) { seen.emplace_back(i, j); });
-        CHECK(sim_test::sorted(seen) == expect);
+        CHECK(quoct_test::sorted(seen) == expect);
         const auto lists = quoct::neighbor_lists(index, r);
         std::size_t total = 0;
         for (std::size_t i = 0; i < lists.rows(); ++i) total += lists.row(i).size();
@@ -127,7 +127,7 @@ TEMPLATE_TEST_CASE("periodic_ball_query classifies any box conservatively", "[si
     using T = TestType;
     constexpr std::size_t D = 2;
     const T inf = std::numeric_limits<T>::infinity();
-    std::mt19937_64 rng(11);
+    quoct_test::rng rng(11);
     for (T L : {T(1), T(3e-30), static_cast<T>(std::numeric_limits<T>::max() / 4)}) {
         const auto dom = cube<T, D>(L);
         // Box faces: inside, on, just past and far past [0, L), and infinite.
@@ -171,14 +171,14 @@ TEMPLATE_TEST_CASE("periodic index at the wrap, with tiny and huge periods", "[s
     const T big = static_cast<T>(std::numeric_limits<T>::max() / 8);
     for (T L : {T(1), T(1e-30), big}) {
         const auto dom = cube<T, 2>(L);
-        std::mt19937_64 rng(5);
+        quoct_test::rng rng(5);
         // Points near 0 and just below L on each axis, where the node boxes are rounded out.
         std::vector<quoct::point<T, 2>> pts;
         const std::vector<T> xs{T(0), std::numeric_limits<T>::denorm_min(), L / 3, L / 2,
                                 std::nextafter(L, T(0)), std::nextafter(std::nextafter(L, T(0)), T(0))};
         for (T x : xs)
             for (T y : xs) pts.push_back({{x, y}});
-        for (int i = 0; i < 40; ++i) pts.push_back(dom.wrap(sim_test::random_point<T, 2>(rng, T(0), L)));
+        for (int i = 0; i < 40; ++i) pts.push_back(dom.wrap(quoct_test::random_point<T, 2>(rng, T(0), L)));
         const std::vector<quoct::point<T, 2>> centres{{{T(0), T(0)}}, {{std::nextafter(L, T(0)), T(0)}}, {{L / 2, L / 3}}};
         const T ulp = std::nextafter(L, T(0));
         const std::vector<T> radii{T(0), L - ulp, L / 100, L / 3, L};
@@ -211,7 +211,7 @@ pair_list object_brute_pairs(const std::vector<Shape>& shapes) {
 template <class Shape, class Q>
 void check_object_query(const quoct::object_index<Shape>& index, const std::vector<Shape>& shapes, const Q& q) {
     const auto expect = object_brute(shapes, q);
-    CHECK(sim_test::sorted(index.query(q)) == expect);
+    CHECK(quoct_test::sorted(index.query(q)) == expect);
     CHECK(index.count(q) == expect.size());
 }
 
@@ -224,7 +224,7 @@ void check_cross(const std::vector<ShapeA>& a, const std::vector<ShapeB>& b) {
         for (std::uint32_t j = 0; j < b.size(); ++j)
             if (quoct::intersects(a[i], b[j])) expect.emplace_back(i, j);
     quoct::for_each_colliding_pair(ia, ib, [&](std::uint32_t i, std::uint32_t j) { seen.emplace_back(i, j); });
-    CHECK(sim_test::sorted(seen) == expect);
+    CHECK(quoct_test::sorted(seen) == expect);
 }
 
 template <class Shape>
@@ -233,7 +233,7 @@ void check_self(const std::vector<Shape>& shapes) {
     const pair_list expect = object_brute_pairs(shapes);
     pair_list seen;
     index.for_each_colliding_pair([&](std::uint32_t i, std::uint32_t j) { seen.emplace_back(i, j); });
-    CHECK(sim_test::sorted(seen) == expect);
+    CHECK(quoct_test::sorted(seen) == expect);
     CHECK(index.colliding_pairs(3) == expect);
 }
 
@@ -321,7 +321,7 @@ std::vector<T> extreme_values() {
 
 template <class T, std::size_t D>
 struct extreme_source {
-    std::mt19937_64 rng;
+    quoct_test::rng rng;
     std::vector<T> values = extreme_values<T>();
 
     explicit extreme_source(unsigned seed) : rng(seed) {}
@@ -360,7 +360,7 @@ struct extreme_source {
 
 }  // namespace
 
-TEMPLATE_TEST_CASE("object indexes agree with intersects at extreme values", "[sim][objects][extremes]", SIM_SPACES) {
+TEMPLATE_TEST_CASE("object indexes agree with intersects at extreme values", "[sim][objects][extremes]", QUOCT_TEST_CONFIGS) {
     using T = typename TestType::scalar;
     constexpr std::size_t D = TestType::dim;
     extreme_source<T, D> src(29);

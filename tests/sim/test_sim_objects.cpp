@@ -13,7 +13,7 @@
 
 #include <quoct/objects.hpp>
 
-#include "test_sim_common.hpp"
+#include "test_support.hpp"
 
 namespace {
 
@@ -21,18 +21,18 @@ using pair_list = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
 
 // Sizes spread over three decades, and some of size zero.
 template <class T>
-T random_size(std::mt19937_64& rng) {
+T random_size(quoct_test::rng& rng) {
     std::uniform_real_distribution<double> u(-3, -0.5);
     return rng() % 10 == 0 ? T(0) : static_cast<T>(std::pow(10.0, u(rng)));
 }
 
 template <class T, std::size_t D>
-quoct::ball<T, D> random_shape(std::mt19937_64& rng, quoct::ball<T, D>*) {
-    return {sim_test::random_point<T, D>(rng, T(0), T(1)), random_size<T>(rng)};
+quoct::ball<T, D> random_shape(quoct_test::rng& rng, quoct::ball<T, D>*) {
+    return {quoct_test::random_point<T, D>(rng, T(0), T(1)), random_size<T>(rng)};
 }
 template <class T, std::size_t D>
-quoct::box<T, D> random_shape(std::mt19937_64& rng, quoct::box<T, D>*) {
-    quoct::box<T, D> b{sim_test::random_point<T, D>(rng, T(0), T(1)), {}};
+quoct::box<T, D> random_shape(quoct_test::rng& rng, quoct::box<T, D>*) {
+    quoct::box<T, D> b{quoct_test::random_point<T, D>(rng, T(0), T(1)), {}};
     for (std::size_t a = 0; a < D; ++a) b.hi[a] = b.lo[a] + random_size<T>(rng);
     return b;
 }
@@ -58,15 +58,15 @@ struct model {
 };
 
 template <class Shape, class T, std::size_t D>
-void check_same(const quoct::object_index<Shape>& index, const model<Shape>& m, std::mt19937_64& rng) {
+void check_same(const quoct::object_index<Shape>& index, const model<Shape>& m, quoct_test::rng& rng) {
     REQUIRE(index.size() == m.live.size());
     for (int q = 0; q < 8; ++q) {
-        const quoct::ball<T, D> s{sim_test::random_point<T, D>(rng, T(-0.1), T(1.1)), static_cast<T>(0.02 * q)};
-        CHECK(sim_test::sorted(index.query(s)) == m.query(s));
+        const quoct::ball<T, D> s{quoct_test::random_point<T, D>(rng, T(-0.1), T(1.1)), static_cast<T>(0.02 * q)};
+        CHECK(quoct_test::sorted(index.query(s)) == m.query(s));
         CHECK(index.count(s) == m.query(s).size());
-        quoct::box<T, D> b{sim_test::random_point<T, D>(rng, T(-0.1), T(1)), {}};
+        quoct::box<T, D> b{quoct_test::random_point<T, D>(rng, T(-0.1), T(1)), {}};
         for (std::size_t a = 0; a < D; ++a) b.hi[a] = b.lo[a] + static_cast<T>(0.03 * q);
-        CHECK(sim_test::sorted(index.query(b)) == m.query(b));
+        CHECK(quoct_test::sorted(index.query(b)) == m.query(b));
     }
     const pair_list expect = m.pairs();
     pair_list seen;
@@ -74,13 +74,13 @@ void check_same(const quoct::object_index<Shape>& index, const model<Shape>& m, 
         CHECK(a < b);
         seen.emplace_back(a, b);
     });
-    CHECK(sim_test::sorted(seen) == expect);
+    CHECK(quoct_test::sorted(seen) == expect);
     CHECK(index.colliding_pairs(2) == expect);
 }
 
 template <class Shape, class T, std::size_t D>
 void random_operations(unsigned seed) {
-    std::mt19937_64 rng(seed);
+    quoct_test::rng rng(seed);
     Shape* tag = nullptr;
     std::vector<Shape> initial(150);
     for (auto& s : initial) s = random_shape<T, D>(rng, tag);
@@ -105,7 +105,7 @@ void random_operations(unsigned seed) {
                 CHECK_THROWS_AS(index.update(id, s), std::out_of_range);
             }
         } else if (m.live.count(id)) {
-            const auto c = sim_test::random_point<T, D>(rng, T(0), T(1));
+            const auto c = quoct_test::random_point<T, D>(rng, T(0), T(1));
             index.move(id, c);
             m.live[id] = index.shape(id);
             CHECK(quoct::distance_sq(quoct::detail::sim::object_traits<Shape>::center(index.shape(id)), c) <=
@@ -118,19 +118,19 @@ void random_operations(unsigned seed) {
 
 }  // namespace
 
-TEMPLATE_TEST_CASE("ball_index matches brute force", "[sim][objects]", SIM_SPACES) {
+TEMPLATE_TEST_CASE("ball_index matches brute force", "[sim][objects]", QUOCT_TEST_CONFIGS) {
     using T = typename TestType::scalar;
     constexpr std::size_t D = TestType::dim;
     random_operations<quoct::ball<T, D>, T, D>(31);
 }
 
-TEMPLATE_TEST_CASE("box_index matches brute force", "[sim][objects]", SIM_SPACES) {
+TEMPLATE_TEST_CASE("box_index matches brute force", "[sim][objects]", QUOCT_TEST_CONFIGS) {
     using T = typename TestType::scalar;
     constexpr std::size_t D = TestType::dim;
     random_operations<quoct::box<T, D>, T, D>(32);
 }
 
-TEMPLATE_TEST_CASE("objects: touching counts, resize, cross-index collisions", "[sim][objects]", SIM_SPACES) {
+TEMPLATE_TEST_CASE("objects: touching counts, resize, cross-index collisions", "[sim][objects]", QUOCT_TEST_CONFIGS) {
     using T = typename TestType::scalar;
     constexpr std::size_t D = TestType::dim;
     quoct::point<T, D> origin{}, two{};
@@ -165,10 +165,10 @@ TEMPLATE_TEST_CASE("objects: touching counts, resize, cross-index collisions", "
     boxes.insert({face, face});  // a degenerate box on ball a's surface
     cross.clear();
     quoct::for_each_colliding_pair(balls, boxes, [&](std::uint32_t x, std::uint32_t y) { cross.emplace_back(x, y); });
-    CHECK(sim_test::sorted(cross) == pair_list{{a, 1}, {b, c}, {b, 1}});
+    CHECK(quoct_test::sorted(cross) == pair_list{{a, 1}, {b, c}, {b, 1}});
 }
 
-TEMPLATE_TEST_CASE("objects reject bad input and stay unchanged", "[sim][objects]", SIM_SPACES) {
+TEMPLATE_TEST_CASE("objects reject bad input and stay unchanged", "[sim][objects]", QUOCT_TEST_CONFIGS) {
     using T = typename TestType::scalar;
     constexpr std::size_t D = TestType::dim;
     quoct::ball_index<T, D> balls;
@@ -199,11 +199,11 @@ TEMPLATE_TEST_CASE("objects reject bad input and stay unchanged", "[sim][objects
 }
 
 TEST_CASE("object classes compact after many erasures", "[sim][objects]") {
-    std::mt19937_64 rng(77);
+    quoct_test::rng rng(77);
     quoct::ball_index<double, 2> balls;
     model<quoct::ball<double, 2>> m;
     for (int i = 0; i < 400; ++i) {
-        const quoct::ball<double, 2> s{sim_test::random_point<double, 2>(rng, 0, 1), 0.01};
+        const quoct::ball<double, 2> s{quoct_test::random_point<double, 2>(rng, 0, 1), 0.01};
         m.live[balls.insert(s)] = s;
     }
     const std::size_t before = balls.memory_bytes();
@@ -219,7 +219,7 @@ TEST_CASE("object classes compact after many erasures", "[sim][objects]") {
     CHECK(balls.class_count() == 1);
     CHECK(balls.memory_bytes() * 4 < before * 3);
     for (std::uint32_t id = 0; id < 400; id += 5) {  // and move the survivors
-        const quoct::ball<double, 2> s{sim_test::random_point<double, 2>(rng, 0, 1), 0.02};
+        const quoct::ball<double, 2> s{quoct_test::random_point<double, 2>(rng, 0, 1), 0.02};
         balls.update(id, s);
         m.live[id] = s;
     }

@@ -11,7 +11,7 @@
 #include <quoct/pairs.hpp>
 #include <quoct/parallel.hpp>
 
-#include "test_sim_common.hpp"
+#include "test_support.hpp"
 
 namespace {
 
@@ -42,19 +42,19 @@ quoct::csr<std::uint32_t> brute_lists(const std::vector<quoct::point<T, D>>& fro
 }
 
 template <class T, std::size_t D>
-std::vector<quoct::point<T, D>> cloud(std::mt19937_64& rng, std::size_t n, bool lattice) {
+std::vector<quoct::point<T, D>> cloud(quoct_test::rng& rng, std::size_t n, bool lattice) {
     std::vector<quoct::point<T, D>> pts(n);
-    for (auto& p : pts) p = lattice ? sim_test::lattice_point<T, D>(rng, 8) : sim_test::random_point<T, D>(rng, T(0), T(1));
+    for (auto& p : pts) p = lattice ? quoct_test::lattice_point<T, D>(rng, 8) : quoct_test::random_point<T, D>(rng, T(0), T(1));
     return pts;
 }
 
 }  // namespace
 
-TEMPLATE_TEST_CASE("pair search and neighbour lists match brute force", "[sim][pairs]", SIM_SPACES) {
+TEMPLATE_TEST_CASE("pair search and neighbour lists match brute force", "[sim][pairs]", QUOCT_TEST_CONFIGS) {
     using T = typename TestType::scalar;
     constexpr std::size_t D = TestType::dim;
     for (int lattice = 0; lattice < 2; ++lattice) {
-        std::mt19937_64 rng(42 + static_cast<unsigned>(lattice));
+        quoct_test::rng rng(42 + static_cast<unsigned>(lattice));
         const auto pts = cloud<T, D>(rng, 700, lattice == 1);
         const std::vector<bool> all(pts.size(), true);
         quoct::orthtree<T, D> tree(pts);
@@ -66,7 +66,7 @@ TEMPLATE_TEST_CASE("pair search and neighbour lists match brute force", "[sim][p
                 CHECK(d2 == quoct::distance_sq(pts[i], pts[j]));
                 seen.emplace_back(i, j);
             });
-            CHECK(sim_test::sorted(seen) == expect);
+            CHECK(quoct_test::sorted(seen) == expect);
             for (unsigned threads : {1u, 2u, 3u}) CHECK(quoct::pairs_within(tree, r, threads) == expect);
 
             const auto lists = brute_lists(pts, all, pts, all, r, true);
@@ -81,10 +81,10 @@ TEMPLATE_TEST_CASE("pair search and neighbour lists match brute force", "[sim][p
     }
 }
 
-TEMPLATE_TEST_CASE("pairs across two indexes and on a dynamic index", "[sim][pairs]", SIM_SPACES) {
+TEMPLATE_TEST_CASE("pairs across two indexes and on a dynamic index", "[sim][pairs]", QUOCT_TEST_CONFIGS) {
     using T = typename TestType::scalar;
     constexpr std::size_t D = TestType::dim;
-    std::mt19937_64 rng(5);
+    quoct_test::rng rng(5);
     auto fluid = cloud<T, D>(rng, 500, false);
     const auto wall = cloud<T, D>(rng, 300, false);
     std::vector<bool> fluid_live(fluid.size(), true);
@@ -93,7 +93,7 @@ TEMPLATE_TEST_CASE("pairs across two indexes and on a dynamic index", "[sim][pai
     quoct::dynamic_orthtree<T, D> fluid_index(fluid);
     // Move and erase some fluid points so the dynamic index has every part populated.
     for (std::uint32_t id = 0; id < fluid.size(); id += 7) {
-        fluid[id] = sim_test::random_point<T, D>(rng, T(0), T(1));
+        fluid[id] = quoct_test::random_point<T, D>(rng, T(0), T(1));
         fluid_index.move(id, fluid[id]);
     }
     for (std::uint32_t id = 3; id < fluid.size(); id += 11) {
@@ -111,7 +111,7 @@ TEMPLATE_TEST_CASE("pairs across two indexes and on a dynamic index", "[sim][pai
     quoct::for_each_pair_within(fluid_index, wall_tree, r, [&](std::uint32_t i, std::uint32_t j) { seen.emplace_back(i, j); });
     for (std::size_t i = 0; i < cross.rows(); ++i)
         for (std::uint32_t j : cross.row(i)) expect.emplace_back(static_cast<std::uint32_t>(i), j);
-    CHECK(sim_test::sorted(seen) == expect);
+    CHECK(quoct_test::sorted(seen) == expect);
 
     CHECK(quoct::pairs_within(fluid_index, r, 2) == brute_pairs(fluid, fluid_live, r));
     const auto self = quoct::neighbor_lists(fluid_index, r);
@@ -135,22 +135,22 @@ TEST_CASE("pair search stops early and rejects bad radii", "[sim][pairs]") {
     CHECK(quoct::neighbor_lists(none, 1.0).rows() == 0);
 }
 
-TEMPLATE_TEST_CASE("batch queries equal one-by-one queries", "[sim][parallel]", SIM_SPACES) {
+TEMPLATE_TEST_CASE("batch queries equal one-by-one queries", "[sim][parallel]", QUOCT_TEST_CONFIGS) {
     using T = typename TestType::scalar;
     constexpr std::size_t D = TestType::dim;
-    std::mt19937_64 rng(11);
+    quoct_test::rng rng(11);
     const auto pts = cloud<T, D>(rng, 3000, false);
     quoct::orthtree<T, D> tree(pts);
     std::vector<quoct::ball<T, D>> balls(1500);
     std::vector<quoct::box<T, D>> boxes(600);
     std::vector<quoct::point<T, D>> centres(700);
-    for (auto& s : balls) s = {sim_test::random_point<T, D>(rng, T(-0.1), T(1.1)), T(0.07)};
+    for (auto& s : balls) s = {quoct_test::random_point<T, D>(rng, T(-0.1), T(1.1)), T(0.07)};
     for (auto& b : boxes) {
-        b.lo = sim_test::random_point<T, D>(rng, T(0), T(0.9));
+        b.lo = quoct_test::random_point<T, D>(rng, T(0), T(0.9));
         b.hi = b.lo;
         for (std::size_t a = 0; a < D; ++a) b.hi[a] += T(0.1);
     }
-    for (auto& c : centres) c = sim_test::random_point<T, D>(rng, T(0), T(1));
+    for (auto& c : centres) c = quoct_test::random_point<T, D>(rng, T(0), T(1));
     for (unsigned threads : {1u, 2u, 4u})
         for (bool spatial : {false, true}) {
             const auto rows = quoct::batch_query(tree, balls, threads, spatial);
@@ -177,16 +177,16 @@ TEMPLATE_TEST_CASE("batch queries equal one-by-one queries", "[sim][parallel]", 
     CHECK_THROWS_AS(quoct::batch_count(tree, balls.data(), balls.size(), 2), std::invalid_argument);
 }
 
-TEMPLATE_TEST_CASE("batch queries on a dynamic index run concurrently and match", "[sim][parallel]", SIM_SPACES) {
+TEMPLATE_TEST_CASE("batch queries on a dynamic index run concurrently and match", "[sim][parallel]", QUOCT_TEST_CONFIGS) {
     using T = typename TestType::scalar;
     constexpr std::size_t D = TestType::dim;
-    std::mt19937_64 rng(13);
+    quoct_test::rng rng(13);
     auto pts = cloud<T, D>(rng, 2000, false);
     quoct::dynamic_orthtree<T, D> index(pts);
-    for (std::uint32_t id = 0; id < pts.size(); id += 3) index.move(id, sim_test::random_point<T, D>(rng, T(0), T(1)));
+    for (std::uint32_t id = 0; id < pts.size(); id += 3) index.move(id, quoct_test::random_point<T, D>(rng, T(0), T(1)));
     for (std::uint32_t id = 1; id < pts.size(); id += 17) index.erase(id);
     std::vector<quoct::ball<T, D>> balls(1200);
-    for (auto& s : balls) s = {sim_test::random_point<T, D>(rng, T(0), T(1)), T(0.05)};
+    for (auto& s : balls) s = {quoct_test::random_point<T, D>(rng, T(0), T(1)), T(0.05)};
     const auto rows = quoct::batch_query(index, balls, 3);
     const auto counts = quoct::batch_count(index, balls.data(), balls.size(), 3);
     for (std::size_t i = 0; i < balls.size(); ++i) {
@@ -198,15 +198,15 @@ TEMPLATE_TEST_CASE("batch queries on a dynamic index run concurrently and match"
     CHECK(hits == counts);
 }
 
-TEMPLATE_TEST_CASE("pair search with few neighbours per point and a dense blob", "[sim][pairs]", SIM_SPACES) {
+TEMPLATE_TEST_CASE("pair search with few neighbours per point and a dense blob", "[sim][pairs]", QUOCT_TEST_CONFIGS) {
     // Sparse background (a point's grid cell holds a few points: the block grid is coarsened)
     // plus a blob of duplicates and near-duplicates (blocks capped at block_max_points).
     using T = typename TestType::scalar;
     constexpr std::size_t D = TestType::dim;
-    std::mt19937_64 rng(77);
+    quoct_test::rng rng(77);
     auto pts = cloud<T, D>(rng, 3000, false);
     for (std::size_t i = 0; i < 400; ++i)
-        pts.push_back(sim_test::random_point<T, D>(rng, T(0.5), T(0.5) + T(1) / T(1024) * T(i % 3)));
+        pts.push_back(quoct_test::random_point<T, D>(rng, T(0.5), T(0.5) + T(1) / T(1024) * T(i % 3)));
     const std::vector<bool> all(pts.size(), true);
     quoct::orthtree<T, D> tree(pts);
     for (T r : {T(0.004), T(0.02), T(0.06)}) {

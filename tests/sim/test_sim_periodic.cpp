@@ -16,7 +16,7 @@
 #include <quoct/pairs.hpp>
 #include <quoct/periodic.hpp>
 
-#include "test_sim_common.hpp"
+#include "test_support.hpp"
 
 namespace {
 
@@ -50,31 +50,31 @@ quoct::periodic_domain<T, D> cube(T L) {
 
 }  // namespace
 
-TEMPLATE_TEST_CASE("periodic ball queries match brute force", "[sim][periodic]", SIM_SPACES) {
+TEMPLATE_TEST_CASE("periodic ball queries match brute force", "[sim][periodic]", QUOCT_TEST_CONFIGS) {
     using T = typename TestType::scalar;
     constexpr std::size_t D = TestType::dim;
-    std::mt19937_64 rng(3);
+    quoct_test::rng rng(3);
     const T L = T(2.5);
     for (int open_axis = 0; open_axis < 2; ++open_axis) {
         auto dom = cube<T, D>(L);
         if (open_axis) dom.length[D - 1] = 0;  // a slab: the last axis does not wrap
         std::vector<quoct::point<T, D>> pts(800);
-        for (auto& p : pts) p = dom.wrap(sim_test::random_point<T, D>(rng, T(-1), T(4)));
+        for (auto& p : pts) p = dom.wrap(quoct_test::random_point<T, D>(rng, T(-1), T(4)));
         // Points on the wrap boundary: exactly 0 and the largest value below L.
         pts[0].coords[0] = 0;
         pts[1] = pts[0];
         pts[1].coords[0] = std::nextafter(L, T(0));
         quoct::periodic_orthtree<T, D> index(dom, pts);
         for (int q = 0; q < 60; ++q) {
-            auto c = dom.wrap(sim_test::random_point<T, D>(rng, T(0), L));
+            auto c = dom.wrap(quoct_test::random_point<T, D>(rng, T(0), L));
             if (q % 10 == 0) c = pts[static_cast<std::size_t>(q) % pts.size()];
             const T r = static_cast<T>(0.05 + 0.6 * (q % 5));
             const auto expect = brute(dom, pts, c, r);
-            CHECK(sim_test::sorted(index.query(quoct::ball<T, D>{c, r})) == expect);
+            CHECK(quoct_test::sorted(index.query(quoct::ball<T, D>{c, r})) == expect);
             CHECK(index.count(quoct::ball<T, D>{c, r}) == expect.size());
             std::vector<std::uint32_t> seen;
             index.visit(quoct::ball<T, D>{c, r}, [&](std::uint32_t id, const quoct::point<T, D>&) { seen.push_back(id); });
-            CHECK(sim_test::sorted(seen) == expect);
+            CHECK(quoct_test::sorted(seen) == expect);
         }
         // Across the wrap: a point at 0 sees the point just below L, and the other way.
         const auto near = index.query(quoct::ball<T, D>{pts[0], T(0.001)});
@@ -84,7 +84,7 @@ TEMPLATE_TEST_CASE("periodic ball queries match brute force", "[sim][periodic]",
     }
 }
 
-TEMPLATE_TEST_CASE("periodic lattice: exact radii across the wrap", "[sim][periodic]", SIM_SPACES) {
+TEMPLATE_TEST_CASE("periodic lattice: exact radii across the wrap", "[sim][periodic]", QUOCT_TEST_CONFIGS) {
     using T = typename TestType::scalar;
     constexpr std::size_t D = TestType::dim;
     const long L = 6;
@@ -110,7 +110,7 @@ TEMPLATE_TEST_CASE("periodic lattice: exact radii across the wrap", "[sim][perio
             std::vector<std::uint32_t> expect;
             for (std::uint32_t i = 0; i < pts.size(); ++i)
                 if (lattice_distance_sq(pts[i], pts[ci], L) <= k2) expect.push_back(i);
-            CHECK(sim_test::sorted(index.query(quoct::ball<T, D>{pts[ci], r})) == expect);
+            CHECK(quoct_test::sorted(index.query(quoct::ball<T, D>{pts[ci], r})) == expect);
             CHECK(index.count(quoct::ball<T, D>{pts[ci], r}) == expect.size());
         }
         std::vector<std::pair<std::uint32_t, std::uint32_t>> expect_pairs;
@@ -124,13 +124,13 @@ TEMPLATE_TEST_CASE("periodic lattice: exact radii across the wrap", "[sim][perio
     CHECK(around.size() == 2 * D + 1);
 }
 
-TEMPLATE_TEST_CASE("periodic pairs and neighbour lists match brute force", "[sim][periodic]", SIM_SPACES) {
+TEMPLATE_TEST_CASE("periodic pairs and neighbour lists match brute force", "[sim][periodic]", QUOCT_TEST_CONFIGS) {
     using T = typename TestType::scalar;
     constexpr std::size_t D = TestType::dim;
-    std::mt19937_64 rng(21);
+    quoct_test::rng rng(21);
     const auto dom = cube<T, D>(T(1));
     std::vector<quoct::point<T, D>> pts(600);
-    for (auto& p : pts) p = dom.wrap(sim_test::random_point<T, D>(rng, T(0), T(1)));
+    for (auto& p : pts) p = dom.wrap(quoct_test::random_point<T, D>(rng, T(0), T(1)));
     quoct::periodic_orthtree<T, D> index(dom, pts);
     for (T r : {T(0.02), T(0.12), T(0.6)}) {
         std::vector<std::pair<std::uint32_t, std::uint32_t>> expect;
@@ -155,13 +155,13 @@ TEMPLATE_TEST_CASE("periodic pairs and neighbour lists match brute force", "[sim
     }
 }
 
-TEMPLATE_TEST_CASE("periodic dynamic index: moves wrap, bad input rejected", "[sim][periodic]", SIM_SPACES) {
+TEMPLATE_TEST_CASE("periodic dynamic index: moves wrap, bad input rejected", "[sim][periodic]", QUOCT_TEST_CONFIGS) {
     using T = typename TestType::scalar;
     constexpr std::size_t D = TestType::dim;
-    std::mt19937_64 rng(8);
+    quoct_test::rng rng(8);
     const auto dom = cube<T, D>(T(3));
     std::vector<quoct::point<T, D>> pts(300);
-    for (auto& p : pts) p = dom.wrap(sim_test::random_point<T, D>(rng, T(0), T(3)));
+    for (auto& p : pts) p = dom.wrap(quoct_test::random_point<T, D>(rng, T(0), T(3)));
     quoct::periodic_index<quoct::dynamic_orthtree<T, D>> index(dom, pts);
     for (int step = 0; step < 400; ++step) {
         const auto id = static_cast<std::uint32_t>(rng() % pts.size());
@@ -170,13 +170,13 @@ TEMPLATE_TEST_CASE("periodic dynamic index: moves wrap, bad input rejected", "[s
         pts[id] = dom.wrap(p);
         index.move(id, pts[id]);
         if (step % 40 == 0) {
-            const auto c = dom.wrap(sim_test::random_point<T, D>(rng, T(0), T(3)));
+            const auto c = dom.wrap(quoct_test::random_point<T, D>(rng, T(0), T(3)));
             const auto expect = brute(dom, pts, c, T(0.4));
-            CHECK(sim_test::sorted(index.query(quoct::ball<T, D>{c, T(0.4)})) == expect);
+            CHECK(quoct_test::sorted(index.query(quoct::ball<T, D>{c, T(0.4)})) == expect);
             CHECK(index.count(quoct::ball<T, D>{c, T(0.4)}) == expect.size());
             std::vector<std::uint32_t> seen;
             index.visit(quoct::ball<T, D>{c, T(0.4)}, [&](std::uint32_t id, const quoct::point<T, D>&) { seen.push_back(id); });
-            CHECK(sim_test::sorted(seen) == expect);
+            CHECK(quoct_test::sorted(seen) == expect);
         }
     }
     auto outside = pts[0];
@@ -203,7 +203,7 @@ TEMPLATE_TEST_CASE("periodic dynamic index: moves wrap, bad input rejected", "[s
 }
 
 TEMPLATE_TEST_CASE("periodic box queries: across the period's end when lo > hi, against an image-by-image oracle",
-                   "[sim][periodic]", SIM_SPACES) {
+                   "[sim][periodic]", QUOCT_TEST_CONFIGS) {
     using T = typename TestType::scalar;
     constexpr std::size_t D = TestType::dim;
     const long L = 8;
@@ -211,7 +211,7 @@ TEMPLATE_TEST_CASE("periodic box queries: across the period's end when lo > hi, 
     dom.length[D - 1] = 0;  // the last axis open: plain bounds there
     // A lattice with halves (dyadic: every coordinate exact), the open axis from -3 to 10.
     std::vector<quoct::point<T, D>> pts;
-    std::mt19937_64 rng(11);
+    quoct_test::rng rng(11);
     for (int i = 0; i < 1500; ++i) {
         quoct::point<T, D> p;
         for (std::size_t a = 0; a < D; ++a)
@@ -257,15 +257,15 @@ TEMPLATE_TEST_CASE("periodic box queries: across the period's end when lo > hi, 
         if (q == 0) b.lo[0] = 0, b.hi[0] = T(L);  // the whole period
         INFO("box " << q);
         const auto expect = oracle(b);
-        CHECK(sim_test::sorted(index.query(b)) == expect);
+        CHECK(quoct_test::sorted(index.query(b)) == expect);
         CHECK(index.count(b) == expect.size());
         std::vector<std::uint32_t> seen;
         index.visit(b, [&](std::uint32_t id, const quoct::point<T, D>&) { seen.push_back(id); });
-        CHECK(sim_test::sorted(seen) == expect);
+        CHECK(quoct_test::sorted(seen) == expect);
         std::vector<std::uint32_t> live;
         for (std::uint32_t id : expect)
             if (!(id < 300 && id % 3 == 0)) live.push_back(id);
-        CHECK(sim_test::sorted(moving.query(b)) == live);
+        CHECK(quoct_test::sorted(moving.query(b)) == live);
         CHECK(moving.count(b) == live.size());
     }
     // Bad boxes: a bound outside [0, L] on a wrapping axis, lo > hi on the open axis, NaN.
