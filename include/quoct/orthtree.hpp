@@ -710,6 +710,7 @@ void orthtree<T, D, Id>::build(const Source& points, const build_options& option
     lookup_ = std::make_shared<id_lookup>();
     build_state st;
     const detail::key_layout layout = detail::key_layout_for<D>(n);
+    if (layout.axis_bits == 0) throw std::length_error("quoct: too many points to sort");
     st.index_bits = layout.index_bits;
     st.axis_bits = layout.axis_bits;
     // In steps that keep the peak near the input plus the finished tree: the sorted keys

@@ -126,15 +126,20 @@ const quoct::cli::gdal_functions& gdal() {
             for (const std::filesystem::path& place : {dir, dir / QUOCT_INSTALL_MODULE_RELATIVE}) {
                 const std::string path = (place / QUOCT_GDAL_MODULE).lexically_normal().string();
                 void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-                std::string why = handle ? "" : ::dlerror();
-                if (handle) {
+                std::string why;
+                if (!handle) {
+                    // (dlerror names the module, or a library of GDAL's it could not load.)
+                    const char* error = ::dlerror();
+                    why = error ? error : "cannot be loaded";
+                    if (why.compare(0, path.size(), path) != 0) why = path + ": " + why;
+                } else {
                     using entry = const quoct::cli::gdal_functions* (*)();
                     const auto f = reinterpret_cast<entry>(::dlsym(handle, "quoct_cli_gdal_functions"));
                     const quoct::cli::gdal_functions* t = f ? f() : nullptr;
                     if (t && t->version == quoct::cli::gdal_functions_version &&
                         t->size == sizeof(quoct::cli::gdal_functions))
                         return t;
-                    ::dlclose(handle);
+                    // (Left loaded: unloading GDAL's libraries again gains nothing.)
                     why = path + ": not the GDAL module of this build of quoct";
                 }
                 tried += (tried.empty() ? "" : "; ") + why;
@@ -142,7 +147,7 @@ const quoct::cli::gdal_functions& gdal() {
         }
         throw std::runtime_error("this quoct reads and writes GIS formats through its GDAL module, which cannot be loaded (" +
                                  (tried.empty() ? std::string("the executable's directory is unknown") : tried) +
-                                 "); reinstall quoct");
+                                 "): install quoct-gdal.so with the command, and GDAL's libraries");
     }();
     return *functions;
 }

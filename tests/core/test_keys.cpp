@@ -6,13 +6,13 @@
 #include "test_support.hpp"
 
 #include <quoct/detail/morton.hpp>
+#include <quoct/pairs.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <numeric>
-#include <stdexcept>
 #include <vector>
 
 namespace {
@@ -112,8 +112,10 @@ TEST_CASE("the key layout leaves room for every position", "[keys]") {
     CHECK(l3.index_bits == 20);
     CHECK(l3.axis_bits == quoct::detail::morton_bits<3>());
     CHECK(quoct::detail::key_layout_for<2>(0).index_bits == 1);
-    // 2^60 positions leave 4 bits: one an axis in 3D, none in 8D.
-    CHECK_THROWS_AS(quoct::detail::key_layout_for<8>(std::size_t{1} << 60), std::length_error);
+    // 2^60 positions leave 4 bits: one an axis in 3D, none in 8D (a tree refuses to sort
+    // them; morton_order keeps the input order).
+    CHECK(quoct::detail::key_layout_for<8>(std::size_t{1} << 60).axis_bits == 0);
+    CHECK(quoct::detail::key_layout_for<64>(3).axis_bits == 0);
     CHECK(quoct::detail::key_layout_for<3>(std::size_t{1} << 60).axis_bits == 1);
 }
 
@@ -130,4 +132,88 @@ TEST_CASE("morton_order equals the brute-force Morton order, NaN and infinities 
     const std::vector<quoct::point<double, 2>> same(5, quoct::point<double, 2>{{3, 3}});
     quoct::box<double, 2> flat{{{3, 3}}, {{3, 3}}};
     CHECK(quoct::detail::morton_order(same.data(), same.size(), flat) == std::vector<std::size_t>{0, 1, 2, 3, 4});
+}
+
+TEST_CASE("the quantizer is monotonic on every axis, for regions of any extent", "[keys]") {
+    quoct_test::rng rng(21);
+    const double inf = std::numeric_limits<double>::infinity();
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const double denorm = std::numeric_limits<double>::denorm_min();
+    const std::vector<std::vector<double>> sets = {
+        {0, 1, 0.5, 0.25, 1e-300},
+        {-1e308, 1e308, 0, 3},               // an extent that overflows
+        {5 * denorm, 9 * denorm, 7 * denorm},  // a scale that overflows
+        {2, 2, 2},                           // no extent
+        {-inf, 0, 1, 2},                     // an infinite bound
+        {-inf, inf, 0},                      // both
+        {nan, nan},                          // no finite value: an empty region
+    };
+    for (const auto& base : sets) {
+        for (unsigned bits : {1u, 11u, 32u}) {
+            quoct::box<double, 1> region{{{inf}}, {{-inf}}};
+            for (double v : base) region.lo[0] = std::min(region.lo[0], v), region.hi[0] = std::max(region.hi[0], v);
+            const quoct::detail::quantizer<double, 1> quant(region, bits);
+            // Finite values anywhere, in the region or not (infinities only where the region
+            // holds them: outside a region without extent they take the last cell, see cell()).
+            std::vector<double> values;
+            for (double v : base)
+                if (!std::isnan(v)) values.push_back(v);
+            for (int i = 0; i < 200; ++i)
+                values.push_back(rng.uniform(-2, 2) * std::ldexp(1.0, static_cast<int>(rng.integer(-1074, 1023))));
+            values.insert(values.end(), {0.0, -0.0, region.lo[0] * 2, region.hi[0] * 2});
+            values.erase(std::remove_if(values.begin(), values.end(), [&](double v) { return std::isnan(v); }),
+                         values.end());
+            std::sort(values.begin(), values.end());
+            std::uint64_t last = 0;
+            for (double v : values) {
+                const std::uint64_t cell = quant.key(quoct::point<double, 1>{{v}});
+                REQUIRE(cell < (std::uint64_t{1} << bits));
+                INFO("value " << v << " in [" << region.lo[0] << ", " << region.hi[0] << "], " << bits << " bits");
+                REQUIRE(cell >= last);  // never smaller for a larger value
+                last = cell;
+            }
+            CHECK(quant.key(quoct::point<double, 1>{{nan}}) == (std::uint64_t{1} << bits) - 1);
+        }
+    }
+}
+
+TEST_CASE("morton_order over the points' own bounds sorts by the quantizer's keys, whatever the values", "[keys]") {
+    quoct_test::rng rng(33);
+    const double inf = std::numeric_limits<double>::infinity();
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    for (int round = 0; round < 6; ++round) {
+        std::vector<quoct::point<double, 3>> pts(round == 5 ? 2 : 500);
+        for (auto& p : pts)
+            for (std::size_t a = 0; a < 3; ++a) p[a] = rng.uniform(-1, 1) * std::ldexp(1.0, round * 200 - 500);
+        for (std::size_t i = 0; i < pts.size(); i += 3) {
+            const double odd[] = {nan, inf, -inf, 0.0};
+            pts[i][rng.below(3)] = odd[rng.below(round < 3 ? 4 : 1)];
+        }
+        if (round == 4)
+            for (auto& p : pts) p[1] = nan;  // an axis with no finite value
+        const quoct::box<double, 3> bounds = quoct::detail::sim::bounds_of(pts.data(), pts.size());
+        const auto order = quoct::detail::morton_order(pts.data(), pts.size(), bounds);
+        const quoct::detail::quantizer<double, 3> quant(bounds, quoct::detail::key_layout_for<3>(pts.size()).axis_bits);
+        std::vector<std::size_t> expected(pts.size());
+        std::iota(expected.begin(), expected.end(), std::size_t{0});
+        std::stable_sort(expected.begin(), expected.end(),
+                         [&](std::size_t x, std::size_t y) { return quant.key(pts[x]) < quant.key(pts[y]); });
+        CHECK(order == expected);
+    }
+    // With no bit of key an axis (D above 63), the input order.
+    const std::vector<quoct::point<double, 64>> wide(3);
+    CHECK(quoct::detail::morton_order(wide.data(), wide.size(), quoct::box<double, 64>{}) ==
+          std::vector<std::size_t>{0, 1, 2});
+}
+
+TEST_CASE("neighbor_order of points with non-finite coordinates is a permutation", "[keys][cells]") {
+    std::vector<quoct::point<double, 2>> pts = quoct_test::uniform_points<double, 2>(300, 4, 0, 10);
+    pts[7][0] = std::numeric_limits<double>::quiet_NaN();
+    pts[11][1] = std::numeric_limits<double>::infinity();
+    pts[12][0] = -std::numeric_limits<double>::infinity();
+    std::vector<std::size_t> order = quoct::neighbor_order(pts, 1.0);
+    std::sort(order.begin(), order.end());
+    std::vector<std::size_t> all(pts.size());
+    std::iota(all.begin(), all.end(), std::size_t{0});
+    CHECK(order == all);
 }

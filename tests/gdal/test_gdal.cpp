@@ -32,6 +32,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 namespace {
 
 namespace io = quoct::io;
@@ -525,9 +527,19 @@ TEST_CASE("quoct with GDAL: a zipped Shapefile is read as it is, by path", "[gda
 }
 
 TEST_CASE("quoct loads its GDAL module only when GDAL is needed, and names it when it is missing", "[gdal][cli]") {
-    // The command alone in a directory, without quoct-gdal.so beside it (or in ../lib/quoct).
-    const std::filesystem::path dir = quoct_test::temp_path("alone/bin");
-    std::filesystem::create_directories(dir);
+    // The command alone in a directory of the build tree (a temporary directory may be
+    // mounted noexec), without quoct-gdal.so beside it (or in ../lib/quoct).
+    const std::filesystem::path top = std::filesystem::path(QUOCT_CLI).parent_path().parent_path() /
+                                      ("gdal_module_test_" + std::to_string(::getpid()));
+    struct removed {
+        std::filesystem::path path;
+        ~removed() {
+            std::error_code ignored;
+            std::filesystem::remove_all(path, ignored);
+        }
+    } cleanup{top};
+    std::filesystem::create_directories(top / "bin");
+    const std::filesystem::path dir = std::filesystem::canonical(top / "bin");
     const std::string alone = (dir / "quoct").string();
     std::filesystem::copy_file(QUOCT_CLI, alone);
     std::filesystem::permissions(alone, std::filesystem::perms::owner_exec, std::filesystem::perm_options::add);

@@ -14,7 +14,6 @@
 #include <cstdint>
 #include <memory>
 #include <new>
-#include <stdexcept>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -152,17 +151,18 @@ struct key_layout {
     unsigned axis_bits;   ///< bits of the key per axis
 };
 
-/// The layout for n items. Throws std::length_error when not even one bit per axis is left.
+/// The layout for n items; axis_bits is 0 when not even one bit per axis is left (n near
+/// 2^64, or D above 63).
 template <std::size_t D>
-key_layout key_layout_for(std::size_t n) {
+key_layout key_layout_for(std::size_t n) noexcept {
     key_layout l{1, 0};
     while (l.index_bits < 64 && (std::uint64_t{1} << l.index_bits) < n) ++l.index_bits;
     l.axis_bits = std::min(morton_bits<D>(), static_cast<unsigned>((64 - l.index_bits) / D));
-    if (l.axis_bits == 0) throw std::length_error("quoct: too many points to sort");
     return l;
 }
 
-/// Maps coordinates inside `region` to integers in [0, 2^bits) per axis, monotonically.
+/// Maps coordinates inside `region` to integers in [0, 2^bits) per axis, monotonically (see
+/// cell() for points outside it).
 template <class T, std::size_t D>
 class quantizer {
 public:
@@ -191,9 +191,12 @@ private:
         const T t = divide_[a] ? offset / extent_[a] * cells_ : offset * scale_[a];
         // For a point of the region t is in [0, cells]: t == cells maps to the last cell, and
         // t < cells truncates to at most cells - 1 (cells is a power of two, at most 2^32, so
-        // the signed conversion, one instruction, is exact). A point outside the region (a
-        // nearest query) maps to the nearest cell: below, t is clamped to 0 before the
-        // conversion, which would be undefined for a large negative t.
+        // the signed conversion, one instruction, is exact). A finite point outside the region
+        // (a nearest query) maps to the nearest cell: below, t is clamped to 0 before the
+        // conversion, which would be undefined for a large negative t. A NaN (t is NaN) maps
+        // to the last cell, as does an infinite coordinate outside an axis of the region that
+        // has no finite, non-zero extent (its scale is 0, and inf * 0 is NaN): every index
+        // keeps its infinities inside its region, and never queries with them.
         return t < cells_ ? static_cast<std::uint64_t>(static_cast<std::int64_t>(std::max(t, T(0)))) : last_;
     }
 
@@ -211,11 +214,16 @@ private:
 /// `region` (their bounds, usually), points in one cell in input order: neighbours in the
 /// order are mostly neighbours in space. Any coordinate is taken: one outside the region
 /// takes the nearest cell on its axis, a NaN the last, and an axis of the region with no
-/// finite extent is not split. Throws std::bad_alloc, and std::length_error as
-/// key_layout_for.
+/// finite extent is not split. Where the key would have no bit an axis (key_layout_for),
+/// the order is the input order. Throws std::bad_alloc.
 template <class T, std::size_t D>
 std::vector<std::size_t> morton_order(const point<T, D>* p, std::size_t n, const box<T, D>& region) {
     const key_layout l = key_layout_for<D>(n);
+    if (l.axis_bits == 0) {
+        std::vector<std::size_t> order(n);
+        for (std::size_t i = 0; i < n; ++i) order[i] = i;
+        return order;
+    }
     const quantizer<T, D> quant(region, l.axis_bits);
     raw_vector<std::uint64_t> items(n), scratch;
     for (std::size_t i = 0; i < n; ++i) items[i] = quant.key(p[i]) << l.index_bits | i;
