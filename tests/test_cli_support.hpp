@@ -20,9 +20,10 @@ struct cli_result {
     std::string out;  // stdout
 };
 
-// Runs `env quoct args 2>err_file` through the shell (stderr dropped when err_file is empty).
-inline cli_result run_cli(const std::string& args, const std::string& err_file = "", const std::string& env = "") {
-    const std::string cmd = env + " '" + std::string(QUOCT_CLI) + "' " + args + " 2>" +
+// Runs `env 'program' args 2>err_file` through the shell (stderr dropped when err_file is empty).
+inline cli_result run_program(const std::string& program, const std::string& args, const std::string& err_file = "",
+                              const std::string& env = "") {
+    const std::string cmd = env + " '" + program + "' " + args + " 2>" +
                             (err_file.empty() ? std::string("/dev/null") : "'" + err_file + "'");
     FILE* pipe = ::popen(cmd.c_str(), "r");
     REQUIRE(pipe != nullptr);
@@ -31,6 +32,11 @@ inline cli_result run_cli(const std::string& args, const std::string& err_file =
     for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
     const int status = ::pclose(pipe);
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+// Runs `env quoct args 2>err_file`: run_program on the quoct command built with the tests.
+inline cli_result run_cli(const std::string& args, const std::string& err_file = "", const std::string& env = "") {
+    return run_program(QUOCT_CLI, args, err_file, env);
 }
 
 inline std::string file_text(const std::string& path) {

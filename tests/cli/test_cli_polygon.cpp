@@ -37,17 +37,8 @@ struct polygon_run {
 
 polygon_run run_polygon(const std::string& args) {
     const std::string err_file = quoct_test::temp_path("polygon_stderr.txt");
-    const std::string cmd = "'" + std::string(QUOCT_CLI) + "' polygon --format csv " + args + " 2>'" + err_file + "'";
-    FILE* pipe = ::popen(cmd.c_str(), "r");
-    REQUIRE(pipe != nullptr);
-    std::string out;
-    char buf[4096];
-    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
-    const int status = ::pclose(pipe);
-    std::ifstream in(err_file);
-    std::ostringstream err;
-    err << in.rdbuf();
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out, err.str()};
+    const quoct_test::cli_result r = quoct_test::run_cli("polygon --format csv " + args, err_file);
+    return {r.status, r.out, quoct_test::file_text(err_file)};
 }
 
 std::vector<std::string> ids_of(const std::string& csv) {

@@ -546,16 +546,7 @@ TEST_CASE("quoct loads its GDAL module only when GDAL is needed, and names it wh
     const std::string index = quoct_test::temp_path("alone.quoct");
     REQUIRE(quoct_test::run_cli("index -o '" + index + "' '" + cities + "'").status == 0);
     const std::string near = "near --lon 2.35 --lat 48.85 --km 5 --format csv ";
-    const auto run = [&](const std::string& args, const std::string& err) {
-        const std::string cmd = "'" + alone + "' " + args + " 2>'" + err + "'";
-        FILE* pipe = ::popen(cmd.c_str(), "r");
-        REQUIRE(pipe != nullptr);
-        std::string out;
-        char buf[4096];
-        for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
-        const int status = ::pclose(pipe);
-        return quoct_test::cli_result{WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-    };
+    const auto run = [&](const std::string& args, const std::string& err) { return quoct_test::run_program(alone, args, err); };
     // An index file never needs GDAL: the same answer as the whole command's.
     const std::string err = quoct_test::temp_path("alone.err");
     const auto from_index = run(near + "'" + index + "'", err);
