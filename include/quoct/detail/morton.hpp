@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <new>
+#include <numeric>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -142,7 +143,6 @@ inline void radix_sort(raw_vector<std::uint64_t>& items, raw_vector<std::uint64_
     }
 }
 
-
 /// How n items sort packed into 64 bits: a position in the low index_bits, a Morton key of
 /// axis_bits per axis above it (morton_bits<D>() at most, fewer when n is so large that
 /// the positions need the room).
@@ -209,19 +209,18 @@ private:
     bool divide_[D];
 };
 
-
 /// Positions 0..n-1 of the points along a Z (Morton) curve on the quantizer's grid over
 /// `region` (their bounds, usually), points in one cell in input order: neighbours in the
-/// order are mostly neighbours in space. Any coordinate is taken: one outside the region
-/// takes the nearest cell on its axis, a NaN the last, and an axis of the region with no
-/// finite extent is not split. Where the key would have no bit an axis (key_layout_for),
+/// order are mostly neighbours in space. Any coordinate is taken: a finite one outside the
+/// region takes the nearest cell on its axis, a NaN the last (see quantizer::cell), and an
+/// axis of the region with no finite extent is not split. Where the key would have no bit an axis (key_layout_for),
 /// the order is the input order. Throws std::bad_alloc.
 template <class T, std::size_t D>
 std::vector<std::size_t> morton_order(const point<T, D>* p, std::size_t n, const box<T, D>& region) {
     const key_layout l = key_layout_for<D>(n);
     if (l.axis_bits == 0) {
         std::vector<std::size_t> order(n);
-        for (std::size_t i = 0; i < n; ++i) order[i] = i;
+        std::iota(order.begin(), order.end(), std::size_t{0});
         return order;
     }
     const quantizer<T, D> quant(region, l.axis_bits);
