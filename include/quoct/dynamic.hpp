@@ -38,7 +38,9 @@
 #include <vector>
 
 #include "detail/knn.hpp"
-#include "detail/sim.hpp"
+#include "detail/bitmap.hpp"
+#include "detail/callback.hpp"
+#include "detail/query_shapes.hpp"
 #include "detail/validate.hpp"
 #include "shapes.hpp"
 #include "orthtree.hpp"
@@ -71,7 +73,6 @@ struct dynamic_options {
 };
 
 namespace detail {
-namespace sim {
 
 /// A built orthtree over some (id, point) pairs, with a dead mark per stored entry.
 /// Entries are given to the tree in increasing id order, so tree ids (input positions)
@@ -109,7 +110,6 @@ struct frozen_part {
     }
 };
 
-}  // namespace sim
 }  // namespace detail
 
 /// An orthtree whose points can be inserted, erased and moved. Ids are stable: a point
@@ -358,7 +358,7 @@ private:
             [&](const point_type& q) { return detail::point_offsets<T, D>{q, p}; });
     }
 
-    using part = detail::sim::frozen_part<T, D, Id>;
+    using part = detail::frozen_part<T, D, Id>;
     // where_[id]: erased, at_snapshot, in_tail, or in_level + j for level j.
     enum : unsigned char { erased, at_snapshot, in_tail, in_level };
     // Each level holds this many times the one below. Capacities saturate at SIZE_MAX, so
@@ -579,13 +579,13 @@ private:
     bool visit_in(TreeVisit&& tree_visit, Test&& test, F& f) const {
         const bool went_on = each_part([&](const part& pp) {
             return tree_visit(pp.tree, [&](Id pos, const point_type& p) {
-                return pp.is_dead(pos) || detail::sim::go_on(f, pp.id_of(pos), p);
+                return pp.is_dead(pos) || detail::go_on(f, pp.id_of(pos), p);
             });
         });
         if (!went_on) return false;
         for (std::size_t i = 0; i < tail_.size(); ++i) {
             const point_type& p = tail_points_[i];
-            if (test(p) && !detail::sim::go_on(f, tail_[i], p)) return false;
+            if (test(p) && !detail::go_on(f, tail_[i], p)) return false;
         }
         return true;
     }

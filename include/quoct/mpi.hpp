@@ -43,7 +43,8 @@
 #include "detail/knn.hpp"
 #include "detail/morton.hpp"
 #include "detail/mpi_exchange.hpp"
-#include "detail/sim.hpp"
+#include "detail/pair_metric.hpp"
+#include "detail/query_shapes.hpp"
 #include "detail/validate.hpp"
 #include "shapes.hpp"
 #include "orthtree.hpp"
@@ -389,7 +390,7 @@ void distributed_orthtree<T, D>::check_points(const point_type* points, std::siz
 
 template <class T, std::size_t D>
 auto distributed_orthtree<T, D>::global_bounds(const point_type* points, std::size_t n) const -> box_type {
-    const box_type mine = quoct::detail::sim::bounds_of(points, n);
+    const box_type mine = quoct::detail::bounds_of(points, n);
     T lo[D], hi[D];
     for (std::size_t a = 0; a < D; ++a) lo[a] = mine.lo[a], hi[a] = mine.hi[a];
     channel_.all_reduce(lo, D, MPI_MIN);
@@ -742,7 +743,7 @@ void distributed_orthtree<T, D>::check_pair_radius(T r) const {
 template <class T, std::size_t D>
 void distributed_orthtree<T, D>::gather_halo(T r, std::vector<id_type>& ids, std::vector<point_type>& pts) const {
     using halo = detail::halo_point<T, D>;
-    using near_box = typename quoct::detail::sim::euclidean_pair_metric<T, D>::near_box;
+    using near_box = typename quoct::detail::euclidean_pair_metric<T, D>::near_box;
     const std::size_t p = channel_.ranks();
     std::vector<halo> outgoing;
     std::vector<std::size_t> offsets(p + 1, 0);

@@ -29,6 +29,7 @@
 #include <utility>
 #include <vector>
 
+#include "detail/callback.hpp"
 #include "detail/knn.hpp"
 #include "detail/morton.hpp"
 #include "detail/pair_kernels.hpp"
@@ -99,18 +100,6 @@ constexpr std::size_t split_depth_bound() noexcept {
 static_assert(split_depth_bound<long double>() < max_depth_limit,
               "quoct: max_depth_limit must stay above the deepest split of long double points");
 
-/// Calls f(args...) and reports whether to go on: f may return void (always go on) or
-/// something convertible to bool (false stops).
-template <class F, class... Args>
-bool call_go_on(F& f, Args&&... args) {
-    if constexpr (std::is_void<decltype(f(std::forward<Args>(args)...))>::value) {
-        f(std::forward<Args>(args)...);
-        return true;
-    } else {
-        return static_cast<bool>(f(std::forward<Args>(args)...));
-    }
-}
-
 template <class Index>
 struct file_codec;  // quoct/file.hpp: an index's data to and from a file
 
@@ -140,7 +129,7 @@ inline std::size_t select_index(bool c, std::size_t a, std::size_t b) noexcept {
 /// closed box, required; `origin()`, `in_box(b)` and `ball_in_box(b, bound)`, optional
 /// guides. The others: minkowski_nearest_metric (minkowski.hpp), the periodic ones
 /// (periodic.hpp) and geo's metres metric. A pair search takes a pair metric instead
-/// (detail::sim::euclidean_pair_metric).
+/// (detail::euclidean_pair_metric).
 template <class T, std::size_t D>
 struct euclidean_nearest_metric {
     point<T, D> query;
@@ -523,13 +512,13 @@ private:
             q,
             [&](std::size_t b, std::size_t e) {
                 for (std::size_t i = b; i < e; ++i)
-                    if (!detail::call_go_on(f, ids_[i], point_at(i))) return false;
+                    if (!detail::go_on(f, ids_[i], point_at(i))) return false;
                 return true;
             },
             [&](std::size_t b, std::size_t e) {
                 for (std::size_t i = b; i < e; ++i) {
                     const point_type p = point_at(i);
-                    if (q.contains(p) && !detail::call_go_on(f, ids_[i], p)) return false;
+                    if (q.contains(p) && !detail::go_on(f, ids_[i], p)) return false;
                 }
                 return true;
             });
@@ -667,7 +656,6 @@ using octree = orthtree<T, 3, Id>;
 
 // ---------------------------------------------------------------------------------------
 // Implementation
-
 
 /// Checks the options and the points, and returns the bounds of the points: one pass.
 template <class T, std::size_t D, class Id>

@@ -49,14 +49,17 @@
 
 #include "detail/cell_lists.hpp"
 #include "detail/pair_kernels.hpp"
-#include "detail/sim.hpp"
+#include "detail/callback.hpp"
+#include "detail/morton.hpp"
+#include "detail/pair_metric.hpp"
+#include "detail/query_shapes.hpp"
+#include "detail/threads.hpp"
 #include "detail/validate.hpp"
 #include "shapes.hpp"
 #include "parallel.hpp"
 
 namespace quoct {
 namespace detail {
-namespace sim {
 
 /// The points of an index in its enumeration order (Morton order), with their ids, cut into blocks.
 template <class T, std::size_t D, class Id>
@@ -330,8 +333,10 @@ csr<typename Target::id_type> rows_within(const Source& source, const Target& ta
     constexpr std::size_t blocks_per_chunk = 64;
     const std::size_t chunks = (blocks + blocks_per_chunk - 1) / blocks_per_chunk;
     std::vector<chunk_rows<TId>> outs(chunks);
+    const unsigned bits = id_bits(id_bound(target));
     for_each_chunk(chunks, threads, [&](std::size_t c) {
         candidates<T, D, TId> cand;
+        std::vector<TId> scratch;
         chunk_rows<TId>& out = outs[c];
         const std::size_t b_end = std::min(blocks, (c + 1) * blocks_per_chunk);
         const std::size_t points_here = o.block_starts[b_end] - o.block_starts[c * blocks_per_chunk];
@@ -342,7 +347,7 @@ csr<typename Target::id_type> rows_within(const Source& source, const Target& ta
             std::size_t current = b, row_start = out.values.size();
             auto close_until = [&](std::size_t k) {
                 for (; current < k; ++current) {
-                    sort_small(out.values.data() + row_start, out.values.data() + out.values.size());
+                    sort_ids(out.values.data() + row_start, out.values.data() + out.values.size(), bits, scratch);
                     out.close_row(static_cast<std::size_t>(o.ids[current]));
                     row_start = out.values.size();
                 }
@@ -357,7 +362,6 @@ csr<typename Target::id_type> rows_within(const Source& source, const Target& ta
     return assemble(outs, id_bound(source), threads);
 }
 
-}  // namespace sim
 }  // namespace detail
 
 /// Calls f(i, j, d2) (or f(i, j)) once for every unordered pair of distinct points of
@@ -371,15 +375,15 @@ bool for_each_pair_within(const Index& index, typename Index::scalar_type r, F&&
     using T = typename Index::scalar_type;
     constexpr std::size_t D = Index::dimension;
     using Id = typename Index::id_type;
-    detail::sim::check_pair_radius(r);
-    const auto o = detail::sim::order_points(index, r);
-    const auto metric = detail::sim::metric_of(index);
-    detail::sim::candidates<T, D, Id> cand;
+    detail::check_pair_radius(r);
+    const auto o = detail::order_points(index, r);
+    const auto metric = detail::metric_of(index);
+    detail::candidates<T, D, Id> cand;
     for (std::size_t bl = 0; bl + 1 < o.block_starts.size(); ++bl) {
-        const bool went_on = detail::sim::block_neighbors<true>(
+        const bool went_on = detail::block_neighbors<true>(
             metric, index, o, o.block_starts[bl], o.block_starts[bl + 1], r, cand, [&](std::size_t k, Id j, T d2) {
                 const Id i = o.ids[k];
-                return i < j ? detail::sim::call_pair(f, i, j, d2) : detail::sim::call_pair(f, j, i, d2);
+                return i < j ? detail::call_pair(f, i, j, d2) : detail::call_pair(f, j, i, d2);
             });
         if (!went_on) return false;
     }
@@ -396,14 +400,14 @@ bool for_each_pair_within(const IndexA& a, const IndexB& b, typename IndexA::sca
     static_assert(std::is_same<T, typename IndexB::scalar_type>::value && D == IndexB::dimension,
                   "quoct: both indexes need the same scalar type and dimension");
     using IdB = typename IndexB::id_type;
-    detail::sim::check_pair_radius(r);
-    const auto o = detail::sim::order_points(a, r);
-    const auto metric = detail::sim::metric_of(b);
-    detail::sim::candidates<T, D, IdB> cand;
+    detail::check_pair_radius(r);
+    const auto o = detail::order_points(a, r);
+    const auto metric = detail::metric_of(b);
+    detail::candidates<T, D, IdB> cand;
     for (std::size_t bl = 0; bl + 1 < o.block_starts.size(); ++bl) {
-        const bool went_on = detail::sim::block_neighbors(
+        const bool went_on = detail::block_neighbors(
             metric, b, o, o.block_starts[bl], o.block_starts[bl + 1], r, cand,
-            [&](std::size_t k, IdB j, T d2) { return detail::sim::call_pair(f, o.ids[k], j, d2); });
+            [&](std::size_t k, IdB j, T d2) { return detail::call_pair(f, o.ids[k], j, d2); });
         if (!went_on) return false;
     }
     return true;
@@ -417,7 +421,7 @@ bool for_each_pair_within(const IndexA& a, const IndexB& b, typename IndexA::sca
 template <class Index>
 csr<typename Index::id_type> neighbor_lists(const Index& index, typename Index::scalar_type r, unsigned threads = 1) {
     using Id = typename Index::id_type;
-    return detail::sim::rows_within(index, index, r, threads, detail::sim::keep_others<Id, Id>{});
+    return detail::rows_within(index, index, r, threads, detail::keep_others<Id, Id>{});
 }
 
 /// Neighbour lists across two indexes: row i (an id of `a`) holds, in increasing order,
@@ -431,11 +435,10 @@ csr<typename IndexB::id_type> neighbor_lists(const IndexA& a, const IndexB& b, t
                   "quoct: both indexes need the same scalar type and dimension");
     using IdA = typename IndexA::id_type;
     using IdB = typename IndexB::id_type;
-    return detail::sim::rows_within(a, b, r, threads, detail::sim::keep_all<IdA, IdB>{});
+    return detail::rows_within(a, b, r, threads, detail::keep_all<IdA, IdB>{});
 }
 
 namespace detail {
-namespace sim {
 
 /// Throws std::invalid_argument naming the first point with a NaN or infinite coordinate.
 template <class T, std::size_t D>
@@ -446,7 +449,6 @@ void check_points(const std::vector<point<T, D>>& points, const char* what) {
                                         "] has a NaN or infinite coordinate");
 }
 
-}  // namespace sim
 }  // namespace detail
 
 /// As neighbor_lists(points, r, threads) below, into `lists`, whose memory is kept and reused:
@@ -456,10 +458,10 @@ void check_points(const std::vector<point<T, D>>& points, const char* what) {
 template <class T, std::size_t D>
 void neighbor_lists(const std::vector<point<T, D>>& points, typename point<T, D>::scalar_type r,
                     csr<std::uint32_t>& lists, unsigned threads = 1) {
-    detail::sim::check_pair_radius(r);
+    detail::check_pair_radius(r);
     if (points.size() > std::numeric_limits<std::uint32_t>::max())
         throw std::length_error("quoct::neighbor_lists: 2^32 points or more (ids are 32-bit)");
-    detail::sim::check_points(points, "points");
+    detail::check_points(points, "points");
     if constexpr (detail::kernels::has_vector_kernels<T>) {
         if (detail::radius_bound<T, D>(r).plain &&
             detail::kernels::active_level() != detail::kernels::level::portable) {
@@ -491,12 +493,12 @@ csr<std::uint32_t> neighbor_lists(const std::vector<point<T, D>>& points, typena
 template <class T, std::size_t D>
 void neighbor_lists(const std::vector<point<T, D>>& points, const std::vector<point<T, D>>& others,
                     typename point<T, D>::scalar_type r, csr<std::uint32_t>& lists, unsigned threads = 1) {
-    detail::sim::check_pair_radius(r);
+    detail::check_pair_radius(r);
     if (points.size() > std::numeric_limits<std::uint32_t>::max() ||
         others.size() > std::numeric_limits<std::uint32_t>::max())
         throw std::length_error("quoct::neighbor_lists: 2^32 points or more (ids are 32-bit)");
-    detail::sim::check_points(points, "points");
-    detail::sim::check_points(others, "others");
+    detail::check_points(points, "points");
+    detail::check_points(others, "others");
     if constexpr (detail::kernels::has_vector_kernels<T>) {
         if (detail::radius_bound<T, D>(r).plain &&
             detail::kernels::active_level() != detail::kernels::level::portable) {
@@ -532,7 +534,6 @@ enum class radius_rule {
 };
 
 namespace detail {
-namespace sim {
 
 /// neighbor_lists with per-point radii through an orthtree, one ball query per point, for
 /// the cases the cell engine does not take (radii whose squares are not plain, long double).
@@ -541,7 +542,9 @@ csr<std::uint32_t> radius_rows_by_queries(const std::vector<point<T, D>>& points
                                           radius_rule rule, T largest, unsigned threads) {
     const orthtree<T, D> tree(points);
     const std::size_t n = points.size();
+    const unsigned bits = id_bits(n);
     const auto row = [&](std::size_t i, std::vector<std::uint32_t>& out) {
+        thread_local std::vector<std::uint32_t> scratch;
         const ball<T, D> mine{points[i], radii[i]};
         const std::size_t start = out.size();  // out holds the chunk's earlier rows too
         // Every j that either rule takes lies within the largest radius of p_i (the ball
@@ -552,12 +555,11 @@ csr<std::uint32_t> radius_rows_by_queries(const std::vector<point<T, D>>& points
                        if (contains(mine, q) || (rule == radius_rule::larger && contains(ball<T, D>{q, radii[j]}, points[i])))
                            out.push_back(j);
                    });
-        sort_small(out.data() + start, out.data() + out.size());
+        sort_ids(out.data() + start, out.data() + out.size(), bits, scratch);
     };
     return gather_rows<std::uint32_t>(n, {}, threads, row);
 }
 
-}  // namespace sim
 }  // namespace detail
 
 /// Neighbour lists with a radius per point (variable smoothing lengths): row i holds, in
@@ -585,7 +587,7 @@ csr<std::uint32_t> neighbor_lists(const std::vector<point<T, D>>& points, const 
                                         (std::isnan(radii[i]) ? std::string("NaN") : std::string("negative")));
         largest = std::max(largest, radii[i]);
     }
-    detail::sim::check_points(points, "points");
+    detail::check_points(points, "points");
     if constexpr (detail::kernels::has_vector_kernels<T>) {
         for (std::size_t i = 0; i < radii.size() && plain; ++i) plain = detail::radius_bound<T, D>(radii[i]).plain;
         if (plain) {
@@ -600,7 +602,7 @@ csr<std::uint32_t> neighbor_lists(const std::vector<point<T, D>>& points, const 
                 return table;
         }
     }
-    return detail::sim::radius_rows_by_queries(points, radii, rule, largest, threads);
+    return detail::radius_rows_by_queries(points, radii, rule, largest, threads);
 }
 
 /// The order in which neighbor_lists visits points for radius r: order[k] is the position
@@ -614,11 +616,11 @@ csr<std::uint32_t> neighbor_lists(const std::vector<point<T, D>>& points, const 
 /// Throws std::invalid_argument for a NaN or negative r.
 template <class T, std::size_t D>
 std::vector<std::size_t> neighbor_order(const std::vector<point<T, D>>& points, typename point<T, D>::scalar_type r) {
-    detail::sim::check_pair_radius(r);
+    detail::check_pair_radius(r);
     const std::size_t n = points.size();
     const auto l = detail::cells::points_at<T, D, std::size_t>(points.data(), n);
     detail::cells::grid<D> g;
-    const box<T, D> bounds = detail::sim::bounds_of(points.data(), n);
+    const box<T, D> bounds = detail::bounds_of(points.data(), n);
     if (n == 0 || !detail::cells::all_finite(l) || !detail::cells::make_grid(bounds, n, r, g))
         return detail::morton_order(points.data(), n, bounds);
     unsigned index_bits = 0;
@@ -666,27 +668,27 @@ std::vector<std::pair<typename Index::id_type, typename Index::id_type>> pairs_w
     constexpr std::size_t D = Index::dimension;
     using Id = typename Index::id_type;
     using pair_type = std::pair<Id, Id>;
-    detail::sim::check_pair_radius(r);
-    const auto o = detail::sim::order_points(index, r);
-    const auto metric = detail::sim::metric_of(index);
+    detail::check_pair_radius(r);
+    const auto o = detail::order_points(index, r);
+    const auto metric = detail::metric_of(index);
     // Each pair found once (the half search of for_each_pair_within: half the distances
     // of a search per point), as (smaller id, larger id), chunk by chunk of blocks.
     const std::size_t blocks = o.block_starts.size() - 1;
     constexpr std::size_t blocks_per_chunk = 64;
     const std::size_t chunks = (blocks + blocks_per_chunk - 1) / blocks_per_chunk;
     std::vector<std::vector<pair_type>> found(chunks);
-    detail::sim::for_each_chunk(chunks, threads, [&](std::size_t c) {
-        detail::sim::candidates<T, D, Id> cand;
+    detail::for_each_chunk(chunks, threads, [&](std::size_t c) {
+        detail::candidates<T, D, Id> cand;
         std::vector<pair_type>& out = found[c];
         for (std::size_t bl = c * blocks_per_chunk; bl < std::min(blocks, (c + 1) * blocks_per_chunk); ++bl)
-            detail::sim::block_neighbors<true>(metric, index, o, o.block_starts[bl], o.block_starts[bl + 1], r, cand,
+            detail::block_neighbors<true>(metric, index, o, o.block_starts[bl], o.block_starts[bl + 1], r, cand,
                                                [&](std::size_t k, Id j, T) {
                                                    const Id i = o.ids[k];
                                                    out.push_back(i < j ? pair_type{i, j} : pair_type{j, i});
                                                });
     });
     // Sorted by (i, j): counted and placed by i, then each run of one i sorted by j.
-    const std::size_t ids = detail::sim::id_bound(index);
+    const std::size_t ids = detail::id_bound(index);
     std::vector<std::size_t> start(ids + 1, 0);
     for (const auto& f : found)
         for (const pair_type& p : f) ++start[static_cast<std::size_t>(p.first) + 1];
@@ -700,7 +702,7 @@ std::vector<std::pair<typename Index::id_type, typename Index::id_type>> pairs_w
         }
     }
     parallel_for(ids, threads, [&](std::size_t i) {
-        detail::sim::sort_small(out.data() + start[i], out.data() + start[i + 1]);
+        detail::sort_small(out.data() + start[i], out.data() + start[i + 1]);
     });
     return out;
 }

@@ -13,7 +13,9 @@
 #include <utility>
 #include <vector>
 
-#include "detail/sim.hpp"
+#include "detail/morton.hpp"
+#include "detail/query_shapes.hpp"
+#include "detail/threads.hpp"
 #include "shapes.hpp"
 #include "orthtree.hpp"
 
@@ -53,7 +55,6 @@ struct csr {
 };
 
 namespace detail {
-namespace sim {
 
 // The point a query is ordered by: a ball's centre, a box's middle, a point itself.
 template <class T, std::size_t D>
@@ -137,7 +138,6 @@ std::vector<std::size_t> query_order(const Query* queries, std::size_t n, bool s
     return detail::morton_order(anchors.data(), n, bounds_of(anchors.data(), n));
 }
 
-}  // namespace sim
 }  // namespace detail
 
 /// Runs fn(i) for i = 0..n-1 on `threads` std::threads (0: one per hardware thread; the
@@ -148,7 +148,7 @@ template <class Fn>
 void parallel_for(std::size_t n, unsigned threads, Fn&& fn, std::size_t grain = 1024) {
     if (grain == 0) grain = 1;
     const std::size_t chunks = (n + grain - 1) / grain;
-    detail::sim::for_each_chunk(chunks, threads, [&](std::size_t c) {
+    detail::for_each_chunk(chunks, threads, [&](std::size_t c) {
         const std::size_t e = std::min(n, (c + 1) * grain);
         for (std::size_t i = c * grain; i < e; ++i) fn(i);
     });
@@ -164,8 +164,8 @@ template <class Index, class Query>
 auto batch_query(const Index& index, const Query* queries, std::size_t n, unsigned threads = 1,
                  bool spatial_order = true) {
     using Id = typename Index::id_type;
-    const auto order = detail::sim::query_order(queries, n, spatial_order);
-    return detail::sim::gather_rows<Id>(n, order, threads, [&](std::size_t i, std::vector<Id>& out) {
+    const auto order = detail::query_order(queries, n, spatial_order);
+    return detail::gather_rows<Id>(n, order, threads, [&](std::size_t i, std::vector<Id>& out) {
         thread_local std::vector<Id> row;
         index.query(queries[i], row);
         out.insert(out.end(), row.begin(), row.end());
@@ -183,14 +183,14 @@ auto batch_query(const Index& index, const std::vector<Query>& queries, unsigned
 template <class Index, class Query>
 std::vector<std::size_t> batch_count(const Index& index, const Query* queries, std::size_t n,
                                      unsigned threads = 1, bool spatial_order = true) {
-    const auto order = detail::sim::query_order(queries, n, spatial_order);
+    const auto order = detail::query_order(queries, n, spatial_order);
     std::vector<std::size_t> counts(n);
     parallel_for(
         n, threads, [&](std::size_t k) {
             const std::size_t i = order.empty() ? k : order[k];
             counts[i] = index.count(queries[i]);
         },
-        detail::sim::batch_chunk);
+        detail::batch_chunk);
     return counts;
 }
 
@@ -200,8 +200,8 @@ template <class Index>
 auto batch_nearest(const Index& index, const typename Index::point_type* points, std::size_t n, std::size_t k,
                    unsigned threads = 1, bool spatial_order = true) {
     using N = neighbor<typename Index::scalar_type, typename Index::id_type>;
-    const auto order = detail::sim::query_order(points, n, spatial_order);
-    return detail::sim::gather_rows<N>(n, order, threads, [&](std::size_t i, std::vector<N>& out) {
+    const auto order = detail::query_order(points, n, spatial_order);
+    return detail::gather_rows<N>(n, order, threads, [&](std::size_t i, std::vector<N>& out) {
         thread_local std::vector<N> row;
         index.nearest(points[i], k, row);
         out.insert(out.end(), row.begin(), row.end());

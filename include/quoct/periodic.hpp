@@ -24,7 +24,8 @@
 #include <vector>
 
 #include "detail/knn.hpp"
-#include "detail/sim.hpp"
+#include "detail/callback.hpp"
+#include "detail/pair_metric.hpp"
 #include "detail/validate.hpp"
 #include "shapes.hpp"
 #include "minkowski.hpp"
@@ -232,7 +233,6 @@ struct periodic_box_query {
 };
 
 namespace detail {
-namespace sim {
 
 /// The points within minimum-image distance r of a box inside the domain: a superset of
 /// the points q with distance_sq(p, q) <= r^2 for some p in the box (per axis, the gap
@@ -344,7 +344,6 @@ struct periodic_pair_metric {
     }
 };
 
-}  // namespace sim
 }  // namespace detail
 
 /// An index over a periodic domain. Index is the index underneath: quoct::orthtree (built
@@ -410,13 +409,13 @@ public:
     /// The index underneath (plain coordinates: its queries do not wrap).
     const Index& base() const noexcept { return base_; }
     /// For the pair searches: the minimum-image metric.
-    detail::sim::periodic_pair_metric<T, D> metric() const noexcept { return {domain_}; }
+    detail::periodic_pair_metric<T, D> metric() const noexcept { return {domain_}; }
     /// Number of points.
     std::size_t size() const noexcept { return base_.size(); }
     /// True when there are none.
     bool empty() const noexcept { return base_.empty(); }
     /// Every id is below this.
-    std::size_t id_bound() const noexcept { return detail::sim::id_bound(base_); }
+    std::size_t id_bound() const noexcept { return detail::id_bound(base_); }
 
     // (The ball, box and nearest queries come from point_queries, under the minimum image:
     // balls of minimum-image distance, boxes as periodic_box_query, through the primitives
@@ -525,7 +524,7 @@ private:
         detail::run_nearest_sq<T, D, Id>(
             out, k, size(), radius,
             [&](const auto& set, auto&& sink) {
-                base_.search_nearest(detail::sim::periodic_nearest_metric<T, D>{domain_, p}, set, sink);
+                base_.search_nearest(detail::periodic_nearest_metric<T, D>{domain_, p}, set, sink);
             },
             [&](Id id) { return base_.point(id) == p; },
             [&](T upper, auto&& f) {

@@ -67,47 +67,17 @@ inline void release_free_memory(std::size_t points) noexcept {
 /// Rows of ids, one per query.
 using rows_type = quoct::csr<id_type>;
 
-/// Sorts ids[0, n) in increasing order, all below 2^bits: short runs with std::sort, longer
-/// ones by a least-significant-digit radix sort of at most 8 bits a digit (a few passes
-/// over a run that stays in L1, no comparison to mispredict), using `scratch`.
-inline void sort_ids(id_type* ids, std::size_t n, unsigned bits, std::vector<id_type>& scratch) {
-    if (n < 64) {
-        std::sort(ids, ids + n);
-        return;
-    }
-    const unsigned passes = std::max(1u, (bits + 7) / 8);
-    const unsigned width = (bits + passes - 1) / passes;
-    const std::size_t buckets = std::size_t{1} << width;
-    const id_type mask = static_cast<id_type>(buckets - 1);
-    scratch.resize(n);
-    id_type* from = ids;
-    id_type* to = scratch.data();
-    std::uint32_t count[256];
-    for (unsigned p = 0, shift = 0; p < passes; ++p, shift += width) {
-        std::fill(count, count + buckets, 0u);
-        for (std::size_t i = 0; i < n; ++i) ++count[(from[i] >> shift) & mask];
-        std::uint32_t sum = 0;
-        for (std::size_t d = 0; d < buckets; ++d) {
-            const std::uint32_t c = count[d];
-            count[d] = sum;
-            sum += c;
-        }
-        for (std::size_t i = 0; i < n; ++i) to[count[(from[i] >> shift) & mask]++] = from[i];
-        std::swap(from, to);
-    }
-    if (from != ids) std::copy(from, from + n, ids);
-}
-
 /// Sorts every row in increasing id order (ids below id_bound), rows in parallel on
-/// `threads` threads, each row by sort_ids. Call without the GIL. (Two counting sorts that
-/// transpose the whole table, tried before, are linear in the ids but serial and scatter
-/// over all of them: slower on one thread too, measured in bench/README.md.)
+/// `threads` threads, each row by the core's sort_ids (detail/morton.hpp). Call without
+/// the GIL. (Two counting sorts that transpose the whole table, tried before, are linear in
+/// the ids but serial and scatter over all of them: slower on one thread too, measured in
+/// docs/benchmarks.md, "Python: quoct against scipy's cKDTree".)
 inline void sort_rows(rows_type& rows, std::size_t id_bound, unsigned threads) {
-    unsigned bits = 0;
-    while (bits < 32 && (std::size_t{1} << bits) < id_bound) ++bits;
+    const unsigned bits = quoct::detail::id_bits(id_bound);
     quoct::parallel_for(rows.rows(), threads, [&](std::size_t i) {
         thread_local std::vector<id_type> scratch;
-        sort_ids(rows.values.data() + rows.offsets[i], rows.offsets[i + 1] - rows.offsets[i], bits, scratch);
+        id_type* row = rows.values.data() + rows.offsets[i];
+        quoct::detail::sort_ids(row, row + (rows.offsets[i + 1] - rows.offsets[i]), bits, scratch);
     }, 256);
 }
 
@@ -264,7 +234,7 @@ void fill_knn(const Index& index, const std::vector<P>& pts, std::size_t k, doub
     using N = quoct::neighbor<T, typename Index::id_type>;
     double* d = res.distances.mutable_data();
     std::int64_t* ids = res.ids.mutable_data();
-    const auto order = quoct::detail::sim::query_order(pts.data(), pts.size(), true);
+    const auto order = quoct::detail::query_order(pts.data(), pts.size(), true);
     // The points copied into that order: the searches then read them in sequence.
     std::vector<P> ordered;
     if (!order.empty()) {
@@ -287,7 +257,7 @@ void fill_knn(const Index& index, const std::vector<P>& pts, std::size_t k, doub
             di[j] = std::numeric_limits<double>::infinity();
             ii[j] = static_cast<std::int64_t>(missing);
         }
-    }, quoct::detail::sim::batch_chunk);
+    }, quoct::detail::batch_chunk);
 }
 
 /// How minkowski_view reaches a tree: the tree its shapes run on, the norm's ball, and the

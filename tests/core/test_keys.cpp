@@ -1,6 +1,7 @@
 // The grid and key module (detail/morton.hpp): Morton keys against bit-by-bit interleaving,
 // the radix sort against std::stable_sort, the key layout, and morton_order against a
-// brute-force order on integer grids, non-finite coordinates included.
+// brute-force order on integer grids, non-finite coordinates included; the row sorts
+// (sort_ids, sort_small) against std::sort.
 #include <catch2/catch.hpp>
 
 #include "test_support.hpp"
@@ -191,7 +192,7 @@ TEST_CASE("morton_order over the points' own bounds sorts by the quantizer's key
         }
         if (round == 4)
             for (auto& p : pts) p[1] = nan;  // an axis with no finite value
-        const quoct::box<double, 3> bounds = quoct::detail::sim::bounds_of(pts.data(), pts.size());
+        const quoct::box<double, 3> bounds = quoct::detail::bounds_of(pts.data(), pts.size());
         const auto order = quoct::detail::morton_order(pts.data(), pts.size(), bounds);
         const quoct::detail::quantizer<double, 3> quant(bounds, quoct::detail::key_layout_for<3>(pts.size()).axis_bits);
         std::vector<std::size_t> expected(pts.size());
@@ -216,4 +217,54 @@ TEST_CASE("neighbor_order of points with non-finite coordinates is a permutation
     std::vector<std::size_t> all(pts.size());
     std::iota(all.begin(), all.end(), std::size_t{0});
     CHECK(order == all);
+}
+
+namespace {
+
+// Rows of every length around the thresholds (insertion sort, std::sort, radix), ids of
+// every width up to the bound's, duplicates included: sort_ids equals std::sort.
+template <class Id>
+void check_sort_ids(std::uint64_t seed) {
+    quoct_test::rng rng(seed);
+    std::vector<Id> scratch;
+    for (const unsigned bits : {0u, 1u, 5u, 8u, 9u, 17u, 24u, 31u, 32u, 33u, 63u, 64u}) {
+        if (bits > static_cast<unsigned>(std::numeric_limits<Id>::digits)) continue;
+        for (const std::size_t n : {0, 1, 2, 3, 47, 48, 49, 63, 64, 65, 66, 200, 1000}) {
+            std::vector<Id> row(n);
+            for (Id& v : row) v = bits == 0 ? 0 : static_cast<Id>(bits >= 64 ? rng.bits() : rng.bits() & ((std::uint64_t{1} << bits) - 1));
+            if (n > 10) row[n / 2] = row[n / 3];  // a duplicate
+            std::vector<Id> want = row;
+            std::sort(want.begin(), want.end());
+            quoct::detail::sort_ids(row.data(), row.data() + n, bits, scratch);
+            INFO("bits " << bits << ", n " << n);
+            REQUIRE(row == want);
+        }
+    }
+}
+
+}  // namespace
+
+TEST_CASE("sort_ids sorts rows of ids of any length and width as std::sort does", "[keys]") {
+    check_sort_ids<std::uint32_t>(21);
+    check_sort_ids<std::uint64_t>(22);
+    check_sort_ids<std::uint16_t>(23);
+    // id_bits: the bits an id below the bound needs.
+    CHECK(quoct::detail::id_bits(0) == 0);
+    CHECK(quoct::detail::id_bits(1) == 0);
+    CHECK(quoct::detail::id_bits(2) == 1);
+    CHECK(quoct::detail::id_bits(257) == 9);
+    CHECK(quoct::detail::id_bits(std::size_t{1} << 32) == 32);
+    CHECK(quoct::detail::id_bits(std::numeric_limits<std::size_t>::max()) == 64);
+}
+
+TEST_CASE("sort_small sorts any values with operator<, pairs included", "[keys]") {
+    quoct_test::rng rng(24);
+    for (const std::size_t n : {0, 1, 2, 20, 48, 49, 300}) {
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> v(n);
+        for (auto& p : v) p = {static_cast<std::uint32_t>(rng.below(7)), static_cast<std::uint32_t>(rng.below(7))};
+        auto want = v;
+        std::sort(want.begin(), want.end());
+        quoct::detail::sort_small(v.data(), v.data() + n);
+        REQUIRE(v == want);
+    }
 }

@@ -254,7 +254,6 @@ std::vector<V> sorted(std::vector<V> v) {
     return v;
 }
 
-
 // --- the brute-force oracle for point indexes (orthtree, dynamic_orthtree) ---------------
 
 /// A live point of the oracle: the id the index should report and its coordinates.
@@ -395,7 +394,7 @@ void check_pairs(const Index& index, const std::vector<entry<T, D, Id>>& live, D
         return;
     }
     std::vector<std::pair<Id, Id>> want;
-    std::vector<std::vector<Id>> rows(quoct::detail::sim::id_bound(index));
+    std::vector<std::vector<Id>> rows(quoct::detail::id_bound(index));
     for (const auto& a : live)
         for (const auto& b : live)
             if (a.id != b.id && dist.within(a.p, b.p, r)) {
@@ -447,7 +446,7 @@ void check_cross_pairs(const IndexA& a, const std::vector<entry<T, D, IdA>>& liv
         return;
     }
     std::vector<std::pair<IdA, IdB>> want, got;
-    std::vector<std::vector<IdB>> rows(quoct::detail::sim::id_bound(a));
+    std::vector<std::vector<IdB>> rows(quoct::detail::id_bound(a));
     for (const auto& p : live_a)
         for (const auto& q : live_b)
             if (dist.within(p.p, q.p, r)) want.emplace_back(p.id, q.id), rows[p.id].push_back(q.id);

@@ -5,11 +5,12 @@
 // duplicates, radii far below the extent, 1 to 4 dimensions, two threads.
 #include <catch2/catch.hpp>
 
+#include "test_support.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <random>
 #include <vector>
 
 #include <quoct/dynamic.hpp>
@@ -45,10 +46,8 @@ quoct::csr<std::uint32_t> brute_lists(const std::vector<quoct::point<T, D>>& fro
 
 // A value for the kernels' inputs: mostly ordinary, some ties, NaN, infinities, huge and tiny.
 template <class T>
-T odd_value(std::mt19937_64& rng) {
-    std::uniform_int_distribution<int> kind(0, 19);
-    std::uniform_real_distribution<double> u(-2, 2);
-    switch (kind(rng)) {
+T odd_value(quoct_test::rng& rng) {
+    switch (rng.below(20)) {
         case 0: return std::numeric_limits<T>::quiet_NaN();
         case 1: return std::numeric_limits<T>::infinity();
         case 2: return -std::numeric_limits<T>::infinity();
@@ -56,7 +55,7 @@ T odd_value(std::mt19937_64& rng) {
         case 4: return std::numeric_limits<T>::denorm_min();
         case 5: return T(1);
         case 6: return T(0);
-        default: return static_cast<T>(u(rng));
+        default: return static_cast<T>(rng.uniform(-2, 2));
     }
 }
 
@@ -67,7 +66,7 @@ bool same_value(T a, T b) {
 }
 
 template <class T, std::size_t D>
-void kernels_agree(std::mt19937_64& rng) {
+void kernels_agree(quoct_test::rng& rng) {
     const std::size_t n = 203;
     std::vector<T> cols[D];
     for (auto& c : cols) {
@@ -93,7 +92,7 @@ void kernels_agree(std::mt19937_64& rng) {
         if (round % 3 == 2) {
             // A tie at an inexact distance: r2 is a candidate's own distance_sq from p (a
             // fused multiply-add would round it differently and lose the tie).
-            for (std::size_t a = 0; a < D; ++a) p[a] = static_cast<T>(std::uniform_real_distribution<double>(-2, 2)(rng));
+            for (std::size_t a = 0; a < D; ++a) p[a] = static_cast<T>(rng.uniform(-2, 2));
             for (std::size_t k = 0; k < n; ++k) {
                 const T d = kn::candidate_distance_sq<T, D>(p, c, (k + static_cast<std::size_t>(round)) % n);
                 if (std::isfinite(d) && d > 0) {
@@ -105,8 +104,7 @@ void kernels_agree(std::mt19937_64& rng) {
         const T* cr2 = round % 2 == 0 ? nullptr : radii2.data();  // the candidates' own squared radii
         const bool has_skip = round % 4 == 1;
         const std::uint32_t skip = static_cast<std::uint32_t>(round % 11);
-        std::uniform_int_distribution<std::size_t> at(0, n);
-        std::size_t first = at(rng), last = at(rng);
+        std::size_t first = rng.below(n + 1), last = rng.below(n + 1);
         if (first > last) std::swap(first, last);
         const std::size_t count = kn::count_within<T, D>(kn::level::portable, p, c, cr2, first, last, r2);
         const std::size_t hits = kn::hits_within<T, D>(kn::level::portable, p, c, cr2, first, last, r2, want.data());
@@ -207,9 +205,8 @@ void lists_match(const std::vector<quoct::point<T, D>>& pts, T r) {
 }
 
 template <class T, std::size_t D>
-std::vector<quoct::point<T, D>> lattice(std::mt19937_64& rng, int side, double jitter, double step, double origin) {
+std::vector<quoct::point<T, D>> lattice(quoct_test::rng& rng, int side, double jitter, double step, double origin) {
     std::vector<quoct::point<T, D>> pts;
-    std::uniform_real_distribution<double> j(-jitter, jitter);
     std::size_t total = 1;
     for (std::size_t a = 0; a < D; ++a) total *= static_cast<std::size_t>(side);
     for (std::size_t i = 0; i < total; ++i) {
@@ -219,7 +216,7 @@ std::vector<quoct::point<T, D>> lattice(std::mt19937_64& rng, int side, double j
             const double cell = static_cast<double>(rest % static_cast<std::size_t>(side));
             rest /= static_cast<std::size_t>(side);
             // Jitter on the dyadic grid of `step` so that ties stay exact.
-            const double off = jitter > 0 ? std::round(j(rng) / step) * step : 0;
+            const double off = jitter > 0 ? std::round(rng.uniform(-jitter, jitter) / step) * step : 0;
             p[a] = static_cast<T>(origin + cell + off);
         }
         pts.push_back(p);
@@ -231,7 +228,7 @@ std::vector<quoct::point<T, D>> lattice(std::mt19937_64& rng, int side, double j
 }  // namespace
 
 TEST_CASE("vector kernels return what the portable loops return, at every level", "[sim][cells]") {
-    std::mt19937_64 rng(11);
+    quoct_test::rng rng(11);
     INFO("this CPU runs up to " << kn::level_name(kn::cpu_level()));
     kernels_agree<float, 1>(rng);
     kernels_agree<float, 2>(rng);
@@ -242,7 +239,7 @@ TEST_CASE("vector kernels return what the portable loops return, at every level"
 }
 
 TEST_CASE("cell neighbour lists: ties at d = r on integer and dyadic lattices", "[sim][cells]") {
-    std::mt19937_64 rng(3);
+    quoct_test::rng rng(3);
     // Integer lattice: many pairs at exactly r = 1, 2 and sqrt-free radii.
     lists_match(lattice<float, 3>(rng, 9, 0, 1, 0), 2.0f);
     lists_match(lattice<double, 3>(rng, 9, 0, 1, 0), 1.0);
@@ -258,13 +255,12 @@ TEST_CASE("cell neighbour lists: ties at d = r on integer and dyadic lattices", 
 }
 
 TEST_CASE("cell neighbour lists: ties at inexact distances on random coordinates", "[sim][cells]") {
-    std::mt19937_64 rng(12);
-    std::uniform_real_distribution<double> u(-3, 3);
+    quoct_test::rng rng(12);
     auto random_points = [&](auto zero, std::size_t n) {
         using P = quoct::point<decltype(zero), 3>;
         std::vector<P> pts(n);
         for (auto& p : pts)
-            for (std::size_t a = 0; a < 3; ++a) p[a] = static_cast<decltype(zero)>(u(rng));
+            for (std::size_t a = 0; a < 3; ++a) p[a] = static_cast<decltype(zero)>(rng.uniform(-3, 3));
         return pts;
     };
     const auto f = random_points(0.0f, 1500);
@@ -294,7 +290,7 @@ TEST_CASE("cell neighbour lists: ties at inexact distances on random coordinates
 
 TEST_CASE("cell neighbour lists with 64-bit ids", "[sim][cells]") {
     level_guard guard;
-    std::mt19937_64 rng(6);
+    quoct_test::rng rng(6);
     const auto pts = lattice<float, 3>(rng, 9, 0.25, 0.125, 0);
     const quoct::orthtree<float, 3, std::uint64_t> tree(pts);
     const auto expect = brute_lists(pts, pts, 1.5f, true);
@@ -307,12 +303,11 @@ TEST_CASE("cell neighbour lists with 64-bit ids", "[sim][cells]") {
 }
 
 TEST_CASE("cell neighbour lists: splash, duplicates, r = 0, radii far below the extent", "[sim][cells]") {
-    std::mt19937_64 rng(8);
+    quoct_test::rng rng(8);
     // A dense block with 20% of the points splashed over a region 50 times wider.
     auto pts = lattice<float, 3>(rng, 10, 0.3, 1.0 / 64, 0);
-    std::uniform_real_distribution<float> far(-200, 300);
     for (std::size_t i = 0; i < pts.size() / 5; ++i)
-        for (std::size_t a = 0; a < 3; ++a) pts[i][a] = far(rng);
+        for (std::size_t a = 0; a < 3; ++a) pts[i][a] = static_cast<float>(rng.uniform(-200, 300));
     lists_match(pts, 2.0f);
     // Duplicates: r = 0 pairs exactly the equal points.
     auto dup = lattice<double, 2>(rng, 12, 0, 1, 0);
@@ -333,7 +328,7 @@ TEST_CASE("cell neighbour lists: splash, duplicates, r = 0, radii far below the 
 
 TEST_CASE("cell neighbour lists across two indexes and on a dynamic index, at every level", "[sim][cells]") {
     level_guard guard;
-    std::mt19937_64 rng(21);
+    quoct_test::rng rng(21);
     const auto fluid = lattice<float, 3>(rng, 9, 0.25, 0.125, 0);
     auto wall = lattice<float, 3>(rng, 5, 0, 1, 2);
     for (auto& p : wall) p[2] -= 3;  // below the fluid, touching it at exact distances
@@ -361,13 +356,12 @@ TEST_CASE("cell neighbour lists across two indexes and on a dynamic index, at ev
 }
 
 TEST_CASE("rows are sorted alike at every level: sorted, nearly sorted, random, with repeats", "[sim][cells]") {
-    std::mt19937_64 rng(5);
+    quoct_test::rng rng(5);
     for (kn::level l : levels_here())
         for (std::size_t n = 0; n <= 80; ++n)
             for (int kind = 0; kind < 4; ++kind) {
                 std::vector<std::uint32_t> row(n);
-                std::uniform_int_distribution<std::uint32_t> u(0, kind == 3 ? 7u : 0xffffffffu);
-                for (auto& v : row) v = u(rng);
+                for (auto& v : row) v = static_cast<std::uint32_t>(kind == 3 ? rng.below(8) : rng.bits() & 0xffffffffu);
                 if (kind == 0) std::sort(row.begin(), row.end());
                 if (kind == 1 && n > 3) {
                     std::sort(row.begin(), row.end());
@@ -423,20 +417,18 @@ void radius_lists_match(const std::vector<quoct::point<T, D>>& pts, const std::v
 }  // namespace
 
 TEST_CASE("per-point radii, own and larger, equal brute force with the ball predicate", "[sim][cells]") {
-    std::mt19937_64 rng(77);
+    quoct_test::rng rng(77);
     // Integer lattice, radii 1, 1.5 or 2: ties at exactly d = h_i and d = h_j.
     const auto pts = lattice<float, 3>(rng, 8, 0, 1, 0);
     std::vector<float> h(pts.size());
-    std::uniform_int_distribution<int> pick(0, 2);
-    for (auto& x : h) x = 1.0f + 0.5f * static_cast<float>(pick(rng));
+    for (auto& x : h) x = 1.0f + 0.5f * static_cast<float>(rng.below(3));
     radius_lists_match(pts, h);
     // Dyadic jitter in 2D double, radii 0 (never anyone's own neighbour) to 3.
     const auto flat = lattice<double, 2>(rng, 20, 0.5, 0.125, 0);
     std::vector<double> hd(flat.size());
-    std::uniform_int_distribution<int> eighths(0, 24);
-    for (auto& x : hd) x = eighths(rng) / 8.0;
+    for (auto& x : hd) x = static_cast<double>(rng.below(25)) / 8.0;
     radius_lists_match(flat, hd);  // radius 0 among them: one ball query per point
-    for (auto& x : hd) x = (1 + eighths(rng)) / 8.0;
+    for (auto& x : hd) x = (1 + static_cast<double>(rng.below(25))) / 8.0;
     radius_lists_match(flat, hd);  // all plain: the cells
     // One radius far above the rest (cells as wide as it), and the query fallback: a
     // radius whose square underflows (not plain), an infinite one.
@@ -452,7 +444,7 @@ TEST_CASE("per-point radii, own and larger, equal brute force with the ball pred
 }
 
 TEST_CASE("neighbour lists on arrays: two sets, order, reorder, bad input", "[sim][cells]") {
-    std::mt19937_64 rng(4);
+    quoct_test::rng rng(4);
     const auto fluid = lattice<double, 3>(rng, 7, 0.25, 0.125, 0);
     auto wall = lattice<double, 3>(rng, 4, 0, 1, 1);
     for (auto& p : wall) p[1] -= 2.5;
@@ -506,7 +498,7 @@ TEST_CASE("neighbour lists on arrays: two sets, order, reorder, bad input", "[si
 
 TEST_CASE("neighbour lists into a reused table, step after step, at every level", "[sim][cells]") {
     level_guard guard;
-    std::mt19937_64 rng(8);
+    quoct_test::rng rng(8);
     auto pts = lattice<float, 3>(rng, 9, 0.25, 0.125, 0);
     for (kn::level l : levels_here()) {
         kn::use_level(l);
@@ -544,12 +536,11 @@ template <class T, std::size_t D, class Id>
 void ball_queries_match(const std::vector<quoct::point<T, D>>& pts) {
     level_guard guard;
     const quoct::orthtree<T, D, Id> tree(pts);
-    std::mt19937_64 rng(pts.size());
-    std::uniform_int_distribution<std::size_t> pick(0, pts.size() - 1);
+    quoct_test::rng rng(pts.size());
     std::vector<Id> got;
     for (int round = 0; round < 60; ++round) {
-        const std::size_t i = round < 10 ? pts.size() - 1 - static_cast<std::size_t>(round) % pts.size() : pick(rng);
-        const std::size_t j = pick(rng);
+        const std::size_t i = round < 10 ? pts.size() - 1 - static_cast<std::size_t>(round) % pts.size() : rng.below(pts.size());
+        const std::size_t j = rng.below(pts.size());
         const quoct::point<T, D> c = pts[i];
         // A radius whose square is a real distance_sq (some of them tie exactly), or not.
         T r = std::sqrt(quoct::distance_sq(c, pts[j]));
@@ -572,15 +563,14 @@ void ball_queries_match(const std::vector<quoct::point<T, D>>& pts) {
 }  // namespace
 
 TEST_CASE("ball queries and counts use the kernels at every level, exactly", "[sim][cells][kernels]") {
-    std::mt19937_64 rng(21);
+    quoct_test::rng rng(21);
     for (std::size_t n : {5u, 17u, 40u, 3000u}) {
         std::vector<quoct::point<float, 3>> f(n);
         std::vector<quoct::point<double, 2>> d(n);
-        std::uniform_real_distribution<double> u(-1, 1);
         for (auto& p : f)
-            for (std::size_t a = 0; a < 3; ++a) p[a] = static_cast<float>(u(rng));
+            for (std::size_t a = 0; a < 3; ++a) p[a] = static_cast<float>(rng.uniform(-1, 1));
         for (auto& p : d)
-            for (std::size_t a = 0; a < 2; ++a) p[a] = u(rng);
+            for (std::size_t a = 0; a < 2; ++a) p[a] = rng.uniform(-1, 1);
         ball_queries_match<float, 3, std::uint32_t>(f);
         ball_queries_match<double, 2, std::uint32_t>(d);
         ball_queries_match<float, 3, std::uint64_t>(f);

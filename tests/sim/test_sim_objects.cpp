@@ -108,7 +108,7 @@ void random_operations(unsigned seed) {
             const auto c = quoct_test::random_point<T, D>(rng, T(0), T(1));
             index.move(id, c);
             m.live[id] = index.shape(id);
-            CHECK(quoct::distance_sq(quoct::detail::sim::object_traits<Shape>::center(index.shape(id)), c) <=
+            CHECK(quoct::distance_sq(quoct::detail::object_traits<Shape>::center(index.shape(id)), c) <=
                   T(1e-10));
         }
         if (step % 100 == 0) check_same<Shape, T, D>(index, m, rng);

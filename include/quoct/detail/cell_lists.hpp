@@ -42,7 +42,9 @@
 #include "../shapes.hpp"
 #include "morton.hpp"
 #include "pair_kernels.hpp"
-#include "sim.hpp"
+#include "pair_metric.hpp"
+#include "query_shapes.hpp"
+#include "threads.hpp"
 
 namespace quoct {
 namespace detail {
@@ -114,7 +116,7 @@ auto points_of(const Index& index) {
     using T = typename Index::scalar_type;
     constexpr std::size_t D = Index::dimension;
     using Id = typename Index::id_type;
-    const std::size_t bound = sim::id_bound(index);
+    const std::size_t bound = id_bound(index);
     point_list<T, D, Id> l;
     if (bound == index.size()) {
         // Ids 0..n-1, each once (an orthtree; a dynamic index with nothing erased). A point
@@ -124,14 +126,14 @@ auto points_of(const Index& index) {
         for (std::size_t a = 0; a < D; ++a) nan_point[a] = std::numeric_limits<T>::quiet_NaN();
         l.own.assign(bound, nan_point);
         l.ids.resize(bound);
-        sim::for_each_point(index, [&](Id id, const point<T, D>& p) { l.own[static_cast<std::size_t>(id)] = p; });
+        for_each_point(index, [&](Id id, const point<T, D>& p) { l.own[static_cast<std::size_t>(id)] = p; });
         for (std::size_t i = 0; i < bound; ++i) l.ids[i] = static_cast<Id>(i);
     } else {
         constexpr std::size_t none = ~std::size_t{0};
         std::vector<std::size_t> slot(bound, none);
         std::vector<point<T, D>> seen;
         seen.reserve(index.size());
-        sim::for_each_point(index, [&](Id id, const point<T, D>& p) {
+        for_each_point(index, [&](Id id, const point<T, D>& p) {
             slot[static_cast<std::size_t>(id)] = seen.size();
             seen.push_back(p);
         });
@@ -177,7 +179,7 @@ bool make_grid(const box<T, D>& bounds, std::size_t n, T r, grid<D>& g) {
 template <class Work>
 void for_each_block(std::size_t n, unsigned threads, Work&& work) {
     constexpr std::size_t block = std::size_t{1} << 16;
-    sim::for_each_chunk((n + block - 1) / block, threads,
+    for_each_chunk((n + block - 1) / block, threads,
                         [&](std::size_t b) { work(b * block, std::min(n, (b + 1) * block)); });
 }
 
@@ -354,9 +356,9 @@ bool neighbour_rows(const point_list<T, D, SId>& source, const point_list<T, D, 
         values_out.clear();
         return true;
     }
-    box<T, D> bounds = sim::bounds_of(source.pts, source.size());
+    box<T, D> bounds = bounds_of(source.pts, source.size());
     if (!self) {
-        const box<T, D> tb = sim::bounds_of(tl.pts, tl.size());
+        const box<T, D> tb = bounds_of(tl.pts, tl.size());
         for (std::size_t a = 0; a < D; ++a) {
             bounds.lo[a] = std::min(bounds.lo[a], tb.lo[a]);
             bounds.hi[a] = std::max(bounds.hi[a], tb.hi[a]);
@@ -469,7 +471,7 @@ bool neighbour_rows(const point_list<T, D, SId>& source, const point_list<T, D, 
     std::vector<std::size_t>& offsets = offsets_out;
     offsets.assign(rows + 1, 0);
     // Pass 1: the length of every row.
-    sim::for_each_chunk(chunks, threads, [&](std::size_t chunk) {
+    for_each_chunk(chunks, threads, [&](std::size_t chunk) {
         near_cell nc;
         run_finder<T, D, TId> finder(g, target);
         const std::size_t c_end = std::min(cells, (chunk + 1) * cells_per_chunk);
@@ -506,7 +508,7 @@ bool neighbour_rows(const point_list<T, D, SId>& source, const point_list<T, D, 
     values.resize(offsets[rows]);  // zero-fills only what it did not hold before
 
     // Pass 2: every row, sorted, into its place.
-    sim::for_each_chunk(chunks, threads, [&](std::size_t chunk) {
+    for_each_chunk(chunks, threads, [&](std::size_t chunk) {
         near_cell nc;
         std::vector<std::uint32_t> hits;
         std::vector<TId> row_ids;

@@ -3,7 +3,8 @@
 // the LSD radix sort of packed items, and the Morton order of a set of points. The tree's
 // build, the nearest-search start index, the distributed index's partition and the Morton
 // order of points and query batches (detail/parallel, quoct::neighbor_order) all use it; the
-// neighbour lists' cell grid (detail/cell_lists.hpp) sorts with its radix sort.
+// neighbour lists' cell grid (detail/cell_lists.hpp) sorts with its radix sort. Rows of ids
+// (neighbour rows, a batch query's rows in Python) are sorted by sort_ids, at the end.
 #ifndef QUOCT_DETAIL_MORTON_HPP
 #define QUOCT_DETAIL_MORTON_HPP
 
@@ -12,6 +13,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <new>
 #include <numeric>
@@ -231,6 +233,60 @@ std::vector<std::size_t> morton_order(const point<T, D>* p, std::size_t n, const
     std::vector<std::size_t> order(n);
     for (std::size_t k = 0; k < n; ++k) order[k] = static_cast<std::size_t>(items[k] & mask);
     return order;
+}
+
+/// Sorts a short run of any values with operator< (a neighbour row, tens of ids; the pairs
+/// of one id): insertion sort, std::sort past 48 values.
+template <class V>
+void sort_small(V* first, V* last) {
+    if (last - first > 48) return std::sort(first, last);
+    for (V* i = first + (first != last); i < last; ++i) {
+        V v = std::move(*i);
+        V* j = i;
+        for (; j > first && v < *(j - 1); --j) *j = std::move(*(j - 1));
+        *j = std::move(v);
+    }
+}
+
+/// The bits an id below `bound` needs (0 for a bound of 0 or 1), at most 64.
+inline unsigned id_bits(std::size_t bound) noexcept {
+    unsigned bits = 0;
+    while (bits < 64 && bits < sizeof(std::size_t) * 8 && (std::size_t{1} << bits) < bound) ++bits;
+    return bits;
+}
+
+/// Sorts a row of unsigned ids [first, last), every one below 2^bits, in increasing order:
+/// sort_small up to 64 ids; longer rows (a batch query's, a dense neighbour row) by a
+/// least-significant-digit radix sort of at most 8 bits a digit, a few passes over a row
+/// that stays in L1 and no comparison to mispredict, using `scratch`. The short-row
+/// counterpart of radix_sort, which sorts whole point sets by wide keys.
+template <class Id>
+void sort_ids(Id* first, Id* last, unsigned bits, std::vector<Id>& scratch) {
+    static_assert(std::is_unsigned<Id>::value, "quoct: sort_ids sorts unsigned ids");
+    const std::size_t n = static_cast<std::size_t>(last - first);
+    bits = std::min<unsigned>(bits, std::numeric_limits<Id>::digits);
+    if (n <= 64 || bits == 0) return sort_small(first, last);
+    const unsigned passes = (bits + 7) / 8;
+    const unsigned width = (bits + passes - 1) / passes;
+    const std::size_t buckets = std::size_t{1} << width;
+    const Id mask = static_cast<Id>(buckets - 1);
+    scratch.resize(n);
+    Id* from = first;
+    Id* to = scratch.data();
+    std::size_t count[256];
+    for (unsigned p = 0, shift = 0; p < passes; ++p, shift += width) {
+        std::fill(count, count + buckets, std::size_t{0});
+        for (std::size_t i = 0; i < n; ++i) ++count[(from[i] >> shift) & mask];
+        std::size_t sum = 0;
+        for (std::size_t d = 0; d < buckets; ++d) {
+            const std::size_t c = count[d];
+            count[d] = sum;
+            sum += c;
+        }
+        for (std::size_t i = 0; i < n; ++i) to[count[(from[i] >> shift) & mask]++] = from[i];
+        std::swap(from, to);
+    }
+    if (from != first) std::copy(from, from + n, first);
 }
 
 }  // namespace detail

@@ -5,7 +5,10 @@
 #ifndef QUOCT_DETAIL_QUERY_SHAPES_HPP
 #define QUOCT_DETAIL_QUERY_SHAPES_HPP
 
+#include <algorithm>
 #include <cstddef>
+#include <limits>
+#include <utility>
 
 #include "../shapes.hpp"
 
@@ -69,6 +72,30 @@ struct box_query {
     }
     bool contains(const point<T, D>& p) const noexcept { return quoct::contains(region, p); }
 };
+
+/// The box that holds every point: a query that enumerates an index.
+template <class T, std::size_t D>
+box<T, D> everything() noexcept {
+    box<T, D> b;
+    for (std::size_t a = 0; a < D; ++a) {
+        b.lo[a] = -std::numeric_limits<T>::infinity();
+        b.hi[a] = std::numeric_limits<T>::infinity();
+    }
+    return b;
+}
+
+/// The smallest box around the points (lo = +inf, hi = -inf when there are none).
+template <class T, std::size_t D>
+box<T, D> bounds_of(const point<T, D>* p, std::size_t n) noexcept {
+    box<T, D> b = everything<T, D>();
+    std::swap(b.lo, b.hi);
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t a = 0; a < D; ++a) {
+            b.lo[a] = std::min(b.lo[a], p[i][a]);
+            b.hi[a] = std::max(b.hi[a], p[i][a]);
+        }
+    return b;
+}
 
 }  // namespace detail
 }  // namespace quoct

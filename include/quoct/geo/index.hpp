@@ -299,7 +299,7 @@ public:
         detail::check_metres(metres);
         if (metres >= half_circumference) return visit_all(f);
         const detail::vec3 c = detail::unit_vector(lon, lat);
-        return visit_within_unit(c, metres, [&](Id id, double) { return quoct::detail::call_go_on(f, id); });
+        return visit_within_unit(c, metres, [&](Id id, double) { return quoct::detail::go_on(f, id); });
     }
     /// Clears `out`, then fills it with the ids visit_within(lon, lat, metres) reports. Throws as it.
     void within(double lon, double lat, double metres, std::vector<Id>& out) const {
@@ -352,7 +352,7 @@ public:
         const auto keep = [&](Id id) {
             const lonlat& p = where_[id];
             const bool lon_ok = wraps ? (p.lon >= west || p.lon <= east) : (west <= p.lon && p.lon <= east);
-            return lon_ok && south <= p.lat && p.lat <= north ? quoct::detail::call_go_on(f, id) : true;
+            return lon_ok && south <= p.lat && p.lat <= north ? quoct::detail::go_on(f, id) : true;
         };
         return visit_candidates(west, width, south, north, keep);
     }
@@ -404,7 +404,7 @@ public:
         if (!(width >= 0)) throw std::invalid_argument("quoct::geo: longitude width is NaN or negative");
         check_band(south, north);
         const detail::lonlat_region region(west, width, south, north);
-        return tree_.visit_shape(region, [&](Id id, const detail::vec3&) { return quoct::detail::call_go_on(f, id); });
+        return tree_.visit_shape(region, [&](Id id, const detail::vec3&) { return quoct::detail::go_on(f, id); });
     }
 
 private:
@@ -435,7 +435,7 @@ private:
         const double chord = all ? 4.0 : chord_for(metres);  // 4: beyond every unit vector
         return tree_.visit(ball<double, 3>{c, chord}, [&](Id id, const detail::vec3& u) {
             const double d = detail::metres_between(c, u);
-            return all || d <= metres ? quoct::detail::call_go_on(f, id, d) : true;
+            return all || d <= metres ? quoct::detail::go_on(f, id, d) : true;
         });
     }
 
@@ -463,7 +463,7 @@ private:
     template <class F>
     bool visit_all(F& f) const {
         for (std::size_t i = 0; i < where_.size(); ++i)
-            if (!quoct::detail::call_go_on(f, static_cast<Id>(i))) return false;
+            if (!quoct::detail::go_on(f, static_cast<Id>(i))) return false;
         return true;
     }
 

@@ -326,7 +326,7 @@ bool visit_unwrapped(const index<Id>& ix, const Areal& area, F& f) {
             point_t p;
             bg::set<0>(p, x);
             bg::set<1>(p, y);
-            if (bg::covered_by(p, area)) return quoct::detail::call_go_on(f, id);
+            if (bg::covered_by(p, area)) return quoct::detail::go_on(f, id);
         }
         return true;
     };

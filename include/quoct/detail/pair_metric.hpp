@@ -1,139 +1,20 @@
-// quoct internals for the simulation headers (dynamic, pairs, periodic, objects,
-// parallel): callbacks that may stop, a bitmap, a Morton order for loose points, and a
-// std::thread work splitter. Dependency-free apart from the standard library.
-#ifndef QUOCT_DETAIL_SIM_HPP
-#define QUOCT_DETAIL_SIM_HPP
+// quoct internals: the pair-metric protocol and what the pair engine asks of an index.
+// pairs.hpp's searches (and the MPI halos) measure pairs through a pair metric: the plain
+// Euclidean one is here, the minimum-image one in periodic.hpp. A nearest search takes a
+// nearest metric instead, a different protocol (euclidean_nearest_metric in orthtree.hpp);
+// docs/concepts.md sets the two side by side.
+#ifndef QUOCT_DETAIL_PAIR_METRIC_HPP
+#define QUOCT_DETAIL_PAIR_METRIC_HPP
 
-#include <algorithm>
-#include <atomic>
-#include <cmath>
 #include <cstddef>
-#include <cstdint>
-#include <exception>
-#include <limits>
-#include <mutex>
-#include <thread>
 #include <type_traits>
 #include <utility>
-#include <vector>
 
 #include "../shapes.hpp"
+#include "query_shapes.hpp"
 
 namespace quoct {
 namespace detail {
-namespace sim {
-
-/// Calls f(args...) and says whether to go on: f may return void (go on) or something
-/// convertible to bool (false stops).
-template <class F, class... Args>
-bool go_on(F& f, Args&&... args) {
-    if constexpr (std::is_void<decltype(f(std::forward<Args>(args)...))>::value) {
-        f(std::forward<Args>(args)...);
-        return true;
-    } else {
-        return static_cast<bool>(f(std::forward<Args>(args)...));
-    }
-}
-
-/// One bit per position.
-class bitmap {
-public:
-    void assign(std::size_t n) { words_.assign((n + 63) / 64, 0); }
-    bool test(std::size_t i) const noexcept { return (words_[i >> 6] >> (i & 63)) & 1u; }
-    void set(std::size_t i) noexcept { words_[i >> 6] |= std::uint64_t{1} << (i & 63); }
-    std::size_t memory_bytes() const noexcept { return words_.capacity() * sizeof(std::uint64_t); }
-    /// The bits, 64 to a word, position i at bit i % 64 of word i / 64 (for quoct/file.hpp).
-    const std::vector<std::uint64_t>& words() const noexcept { return words_; }
-    void assign_words(std::vector<std::uint64_t> words) noexcept { words_ = std::move(words); }
-
-private:
-    std::vector<std::uint64_t> words_;
-};
-
-/// The box that holds every point: a query that enumerates an index.
-template <class T, std::size_t D>
-box<T, D> everything() noexcept {
-    box<T, D> b;
-    for (std::size_t a = 0; a < D; ++a) {
-        b.lo[a] = -std::numeric_limits<T>::infinity();
-        b.hi[a] = std::numeric_limits<T>::infinity();
-    }
-    return b;
-}
-
-/// The smallest box around the points (lo = +inf, hi = -inf when there are none).
-template <class T, std::size_t D>
-box<T, D> bounds_of(const point<T, D>* p, std::size_t n) noexcept {
-    box<T, D> b = everything<T, D>();
-    std::swap(b.lo, b.hi);
-    for (std::size_t i = 0; i < n; ++i)
-        for (std::size_t a = 0; a < D; ++a) {
-            b.lo[a] = std::min(b.lo[a], p[i][a]);
-            b.hi[a] = std::max(b.hi[a], p[i][a]);
-        }
-    return b;
-}
-
-/// Sorts a short run (a neighbour row, tens of ids): insertion sort, std::sort if long.
-template <class Id>
-void sort_small(Id* first, Id* last) {
-    if (last - first > 48) return std::sort(first, last);
-    for (Id* i = first + (first != last); i < last; ++i) {
-        const Id v = *i;
-        Id* j = i;
-        for (; j > first && *(j - 1) > v; --j) *j = *(j - 1);
-        *j = v;
-    }
-}
-
-/// The number of threads to use for `threads` (0 means one per hardware thread).
-inline unsigned thread_count(unsigned threads) noexcept {
-    if (threads != 0) return threads;
-    const unsigned h = std::thread::hardware_concurrency();
-    return h == 0 ? 1u : h;
-}
-
-/// Runs work(chunk) for chunk = 0..chunks-1 on up to `threads` std::threads (the calling
-/// thread is one of them), handing chunks out in increasing order. The first exception
-/// thrown by any call stops the hand-out and is rethrown after every thread has joined.
-template <class Work>
-void for_each_chunk(std::size_t chunks, unsigned threads, Work&& work) {
-    const std::size_t workers = std::min<std::size_t>(thread_count(threads), chunks);
-    if (workers <= 1) {
-        for (std::size_t c = 0; c < chunks; ++c) work(c);
-        return;
-    }
-    std::atomic<std::size_t> next{0};
-    std::atomic<bool> failed{false};
-    std::exception_ptr error;
-    std::mutex error_mutex;
-    auto run = [&] {
-        for (;;) {
-            const std::size_t c = next.fetch_add(1);
-            if (c >= chunks || failed.load()) return;
-            try {
-                work(c);
-            } catch (...) {
-                std::lock_guard<std::mutex> lock(error_mutex);
-                if (!error) error = std::current_exception();
-                failed = true;
-                return;
-            }
-        }
-    };
-    std::vector<std::thread> pool;
-    pool.reserve(workers - 1);
-    try {
-        for (std::size_t w = 1; w < workers; ++w) pool.emplace_back(run);
-    } catch (...) {
-        failed = true;
-        for (auto& t : pool) t.join();
-        throw;
-    }
-    run();
-    for (auto& t : pool) t.join();
-    if (error) std::rethrow_exception(error);
-}
 
 // Member detection, so the generic algorithms work on quoct::orthtree (which has none of
 // these) and on the simulation indexes (which may have them).
@@ -235,8 +116,7 @@ void for_each_point(const Index& index, F&& f) {
     }
 }
 
-}  // namespace sim
 }  // namespace detail
 }  // namespace quoct
 
-#endif  // QUOCT_DETAIL_SIM_HPP
+#endif  // QUOCT_DETAIL_PAIR_METRIC_HPP
