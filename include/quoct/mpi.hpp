@@ -225,6 +225,27 @@ public:
             balls, [](const ball_type& s, const box_type& b) { return intersects(s, b); },
             [&](const ball_type& s, std::vector<id_type>& out) { local_query(s, out); }));
     }
+    /// Row q holds the points of query(balls)'s row q, each with its distance_sq from
+    /// balls[q].center (the value the ball predicate compares with the radius squared),
+    /// nearest first, equal distances by smaller global id. Collective; throws as
+    /// query(balls).
+    csr<neighbor_type> query_with_distances(const std::vector<ball_type>& balls) const {
+        channel_.agree([&] {
+            for (const ball_type& s : balls) quoct::detail::check_ball(s);
+        });
+        csr<neighbor_type> rows = answer_routed<neighbor_type>(
+            balls, [](const ball_type& s, const box_type& b) { return intersects(s, b); },
+            [&](const ball_type& s, std::vector<neighbor_type>& out) {
+                thread_local std::vector<neighbor<T, std::uint32_t>> local;
+                tree_.query(s, local);
+                for (const auto& n : local) out.push_back(neighbor_type{owned_ids_[n.id], n.distance_sq});
+            });
+        for (std::size_t q = 0; q < rows.rows(); ++q)
+            std::sort(rows.values.begin() + static_cast<std::ptrdiff_t>(rows.offsets[q]),
+                      rows.values.begin() + static_cast<std::ptrdiff_t>(rows.offsets[q + 1]),
+                      quoct::detail::knn_set<T, id_type, neighbor_type>::before);
+        return rows;
+    }
     /// As query(balls), for closed boxes (lo <= p <= hi). Throws std::invalid_argument on
     /// every rank for a NaN coordinate or an inverted box on any rank.
     csr<id_type> query(const std::vector<box_type>& boxes) const {

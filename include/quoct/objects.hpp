@@ -38,15 +38,18 @@
 #include <utility>
 #include <vector>
 
-#include "detail/sim.hpp"
+#include "detail/callback.hpp"
+#include "detail/knn.hpp"
+#include "detail/pair_metric.hpp"
 #include "detail/validate.hpp"
 #include "dynamic.hpp"
-#include "shapes.hpp"
+#include "neighbor.hpp"
 #include "parallel.hpp"
+#include "queries.hpp"
+#include "shapes.hpp"
 
 namespace quoct {
 namespace detail {
-namespace sim {
 
 template <class Shape>
 struct object_traits;
@@ -192,14 +195,42 @@ struct grown_ball {
     }
 };
 
-}  // namespace sim
+/// The nearest metric of one size class of object_index (docs/concepts.md, "feeding a
+/// nearest search"), over the class's centres: a lower bound of distance_sq(p, object) for
+/// every object of extent at most `extent` whose centre is c (to_point), and over every
+/// centre in a box (to_box). A ball object's value, gap_sq(distance_sq(p, c), r), is at
+/// least gap_sq(distance_sq(p, c), extent) since r <= extent, and distance_sq(p, b) is at
+/// most distance_sq(p, c) for c in b (the argument of shapes.hpp). A box object lies in
+/// grown({c, c}, extent) (extent rounds up, grown rounds out), which lies in grown(b,
+/// extent), and distance_sq to a box only shrinks as its faces move out.
+template <class Shape>
+struct object_nearest_metric;
+
+template <class T, std::size_t D>
+struct object_nearest_metric<ball<T, D>> {
+    point<T, D> p;
+    T extent;
+    T to_point(const point<T, D>& c) const noexcept { return gap_sq(quoct::distance_sq(p, c), extent); }
+    T to_box(const box<T, D>& b) const noexcept { return gap_sq(quoct::distance_sq(p, b), extent); }
+    const point<T, D>& origin() const noexcept { return p; }
+};
+
+template <class T, std::size_t D>
+struct object_nearest_metric<box<T, D>> {
+    point<T, D> p;
+    T extent;
+    T to_point(const point<T, D>& c) const noexcept { return quoct::distance_sq(p, grown(box<T, D>{c, c}, extent)); }
+    T to_box(const box<T, D>& b) const noexcept { return quoct::distance_sq(p, grown(b, extent)); }
+    const point<T, D>& origin() const noexcept { return p; }
+};
+
 }  // namespace detail
 
 /// An index of objects of one shape type: quoct::ball<T, D> or quoct::box<T, D>. Ids are
 /// stable and never reused, from 0 to id_bound() - 1, like dynamic_orthtree's.
 template <class Shape, class Id = std::uint32_t>
 class object_index {
-    using traits = detail::sim::object_traits<Shape>;
+    using traits = detail::object_traits<Shape>;
 
 public:
     /// @name Types
@@ -212,6 +243,7 @@ public:
     using point_type = quoct::point<scalar_type, dimension>;  ///< a point
     using box_type = quoct::box<scalar_type, dimension>;  ///< a closed box
     using ball_type = quoct::ball<scalar_type, dimension>;  ///< a closed ball
+    using neighbor_type = neighbor<scalar_type, Id>;  ///< an object id with its squared distance
     ///@}
 
     /// An empty index.
@@ -231,7 +263,7 @@ public:
         objects_.resize(n);
         std::vector<std::pair<int, Id>> by_class(n);
         for (std::size_t i = 0; i < n; ++i) {
-            objects_[i] = record{shapes[i], detail::sim::size_class(traits::extent(shapes[i])), 0, true};
+            objects_[i] = record{shapes[i], detail::size_class(traits::extent(shapes[i])), 0, true};
             by_class[i] = {objects_[i].cls, static_cast<Id>(i)};
         }
         std::sort(by_class.begin(), by_class.end());
@@ -317,7 +349,7 @@ public:
         check_live(id);
         traits::check(s);
         record& o = objects_[id];
-        const int key = detail::sim::size_class(traits::extent(s));
+        const int key = detail::size_class(traits::extent(s));
         if (key == o.cls) {
             class_of(o.cls).centres.move(o.local, traits::center(s));
             o.shape = s;
@@ -369,7 +401,7 @@ public:
     template <class Query, class F>
     bool visit(const Query& q, F&& f) const {
         check_query(q);
-        return visit_classes_from(q, 0, [&](Id id, const Shape& s) { return detail::sim::go_on(f, id, s); });
+        return visit_classes_from(q, 0, [&](Id id, const Shape& s) { return detail::go_on(f, id, s); });
     }
     /// Clears `out`, then fills it with the ids of the live objects meeting q, in no
     /// particular order. Throws as visit.
@@ -392,6 +424,65 @@ public:
         visit(q, [&](Id, const Shape&) { ++n; });
         return n;
     }
+    /// Clears `out`, then fills it with the live objects meeting the closed ball s (the
+    /// objects query(s) returns), each with quoct::distance_sq(s.center, shape): the squared
+    /// distance from the centre to the object, 0 when the centre lies in it. In no particular
+    /// order, or nearest first by (distance, id) with result_order::nearest_first. Throws as
+    /// visit.
+    void query(const ball_type& s, std::vector<neighbor_type>& out, result_order order = result_order::any) const {
+        out.clear();
+        visit(s, [&](Id id, const Shape& o) { out.push_back(neighbor_type{id, distance_sq(s.center, o)}); });
+        detail::order_results(out, order);
+    }
+    /// As query(s, out, order), returning the objects with their distances.
+    std::vector<neighbor_type> query_with_distances(const ball_type& s, result_order order = result_order::any) const {
+        std::vector<neighbor_type> out;
+        query(s, out, order);
+        return out;
+    }
+
+    /// The min(k, size()) live objects nearest to p, nearest first: exactly the first k of
+    /// all live objects sorted by (quoct::distance_sq(p, shape), id), the squared distance
+    /// from p to the object's closest point (0 when p lies in it; see distance_sq(point,
+    /// ball) for how a ball's is rounded). Each class's centres are searched best first,
+    /// pruned by a lower bound of that distance (detail::object_nearest_metric). Throws
+    /// std::invalid_argument if k == 0 or p has a NaN or infinite coordinate.
+    void nearest(const point_type& p, std::size_t k, std::vector<neighbor_type>& out) const {
+        detail::check_point(p, "nearest query point");
+        detail::check_k(k);
+        detail::knn_set<scalar_type, Id> set(out, std::min(k, std::max<std::size_t>(live_, 1)));
+        for (const klass& c : classes_) {
+            c.centres.search_nearest(detail::object_nearest_metric<Shape>{p, c.bound}, set,
+                                     [&](Id local, scalar_type) {
+                                         const Id id = c.owner[local];
+                                         set.offer(id, distance_sq(p, objects_[id].shape));
+                                     });
+        }
+        set.finish();
+    }
+    /// Capped k-nearest: the k objects nearest to p, as nearest(p, k, out), among those that
+    /// meet the closed ball of the given radius around p (query(ball{p, radius})'s objects,
+    /// by quoct::intersects); fewer when fewer meet it. It measures every object meeting the
+    /// ball, so it costs that query. An infinite radius is nearest(p, k, out). Throws as
+    /// nearest(p, k, out), and std::invalid_argument for a NaN or negative radius.
+    void nearest(const point_type& p, std::size_t k, scalar_type radius, std::vector<neighbor_type>& out) const {
+        detail::check_point(p, "nearest query point");
+        detail::check_k(k);
+        detail::check_radius(radius, "nearest");
+        if (std::isinf(radius)) return nearest(p, k, out);
+        detail::knn_set<scalar_type, Id> set(out, k);
+        visit(ball_type{p, radius}, [&](Id id, const Shape& o) { set.offer(id, distance_sq(p, o)); });
+        set.finish();
+    }
+    /// As nearest(p, k, out), returning the ids.
+    std::vector<Id> nearest(const point_type& p, std::size_t k) const {
+        std::vector<neighbor_type> found;
+        nearest(p, k, found);
+        std::vector<Id> ids(found.size());
+        for (std::size_t i = 0; i < found.size(); ++i) ids[i] = found[i].id;
+        return ids;
+    }
+
     /// Calls f(id, shape) for every live object, in no particular order.
     template <class F>
     void for_each(F&& f) const {
@@ -414,7 +505,7 @@ public:
                 const Shape& sa = objects_[a].shape;
                 const bool went_on = visit_classes_from(sa, ci, [&](Id b, const Shape&) {
                     if (b == a || (objects_[b].cls == k.key && b < a)) return true;
-                    return detail::sim::go_on(f, std::min(a, b), std::max(a, b));
+                    return detail::go_on(f, std::min(a, b), std::max(a, b));
                 });
                 if (!went_on) return false;
             }
@@ -426,7 +517,7 @@ public:
     /// (0: one per hardware thread); the list is the same for any thread count.
     std::vector<std::pair<Id, Id>> colliding_pairs(unsigned threads = 1) const {
         std::vector<std::size_t> order;  // by position in objects_: rows by id
-        auto rows = detail::sim::gather_rows<Id>(objects_.size(), order, threads, [&](std::size_t a, std::vector<Id>& out) {
+        auto rows = detail::gather_rows<Id>(objects_.size(), order, threads, [&](std::size_t a, std::vector<Id>& out) {
             if (!objects_[a].live) return;
             const std::size_t from = out.size();
             visit_classes_from(objects_[a].shape, 0, [&](Id b, const Shape&) {
@@ -474,7 +565,7 @@ private:
     // Files object id, of shape s, in its size class and returns (class key, local id);
     // its record is left to the caller. If it throws, nothing has changed.
     std::pair<int, Id> place(Id id, const Shape& s) {
-        const int key = detail::sim::size_class(traits::extent(s));
+        const int key = detail::size_class(traits::extent(s));
         auto it = std::lower_bound(classes_.begin(), classes_.end(), key, [](const klass& k, int v) { return k.key < v; });
         const bool fresh = it == classes_.end() || it->key != key;
         if (fresh) it = classes_.insert(it, klass{key, bound_of(key), {}, {}});
@@ -551,7 +642,7 @@ private:
             return k.centres.visit(ball_type{q.center, q.radius + k.bound}, v);
         } else {
             const detail::radius_bound<scalar_type, dimension> bound(q.radius);
-            const detail::sim::grown_ball<scalar_type, dimension> near(q.center, bound, k.bound);
+            const detail::grown_ball<scalar_type, dimension> near(q.center, bound, k.bound);
             return k.centres.visit_shape(near, v);
         }
     }
@@ -560,12 +651,12 @@ private:
         if constexpr (std::is_same<Shape, ball_type>::value) {
             // intersects(a, q): distance_sq(centre, q) <= ra^2 <= bound^2, the same sum, which
             // radius_bound(bound) rejects only above its sure_out.
-            using near_box = typename detail::sim::euclidean_pair_metric<scalar_type, dimension>::near_box;
+            using near_box = typename detail::euclidean_pair_metric<scalar_type, dimension>::near_box;
             const detail::radius_bound<scalar_type, dimension> bound(k.bound);
             return k.centres.visit_shape(near_box{q, bound.sure_in, bound.sure_out}, v);
         } else {
             // A meeting box has a point x in q, and its centre is within bound of x.
-            return k.centres.visit(detail::sim::grown(q, k.bound), v);
+            return k.centres.visit(detail::grown(q, k.bound), v);
         }
     }
 
@@ -589,7 +680,7 @@ bool for_each_colliding_pair(const object_index<ShapeA, Id>& first, const object
     bool go = true;
     first.for_each([&](Id a, const ShapeA& s) {
         if (!go) return;
-        go = second.visit(s, [&](Id b, const ShapeB&) { return detail::sim::go_on(f, a, b); });
+        go = second.visit(s, [&](Id b, const ShapeB&) { return detail::go_on(f, a, b); });
     });
     return go;
 }

@@ -147,6 +147,32 @@ constexpr T distance_sq(const point<T, D>& p, const box<T, D>& b) noexcept {
     return s;
 }
 
+namespace detail {
+
+/// max(0, sqrt(d2) - r) squared, rounded in T: the squared distance to a ball of radius
+/// r whose centre lies at squared distance d2. Non-decreasing in d2 and non-increasing in
+/// r, rounding included (each step is monotone), so a smaller d2 or a larger r gives a
+/// lower bound; 0 when sqrt(d2) - r is NaN (both infinite).
+template <class T>
+T gap_sq(T d2, T r) noexcept {
+    using std::sqrt;
+    const T g = sqrt(d2) - r;
+    return g > 0 ? g * g : T(0);
+}
+
+}  // namespace detail
+
+/// Squared distance from p to the closest point of the closed ball s (0 when p is in s):
+/// (|p - s.center| - s.radius)^2, computed as sqrt(distance_sq(p, s.center)) - s.radius and
+/// squared, each step rounded in T. The value object_index::nearest orders balls by. It is
+/// a measure, not the ball predicate: near the boundary it may disagree with
+/// contains(s, p) and intersects by a rounding, and where distance_sq(p, s.center)
+/// overflows T it is infinite.
+template <class T, std::size_t D>
+T distance_sq(const point<T, D>& p, const ball<T, D>& s) noexcept {
+    return detail::gap_sq(distance_sq(p, s.center), s.radius);
+}
+
 /// Squared distance from p to the farthest corner of the closed box b.
 template <class T, std::size_t D>
 constexpr T farthest_distance_sq(const point<T, D>& p, const box<T, D>& b) noexcept {

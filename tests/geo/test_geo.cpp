@@ -248,6 +248,40 @@ TEST_CASE("geo::index::nearest equals the brute-force order by (distance, id)", 
     }
 }
 
+TEST_CASE("geo::index::nearest with a radius keeps the first k of within()'s points", "[geo][nearest]") {
+    const auto& pts = cities();
+    const geo::index<> ix(pts);
+    rng r(17);
+    std::vector<lonlat> centres = {{0, 90}, {180, 0}, {-179.99, -16.5}};
+    for (int i = 0; i < 4; ++i) centres.push_back(pts[r.below(pts.size())]);
+    for (const lonlat& c : centres) {
+        const std::vector<double> dist = distances_from(pts, c);
+        const auto by_distance = nearest_brute(dist, dist.size());
+        // Radii on a point's distance exactly (boundary points count), between, and beyond.
+        for (const double metres : {0.0, by_distance[5].distance, by_distance[300].distance, 1e3, 2e6,
+                                    geo::half_circumference, std::numeric_limits<double>::infinity()}) {
+            for (std::size_t k : {1, 10, 2000}) {
+                INFO("centre (" << c.lon << ", " << c.lat << "), metres " << metres << ", k " << k);
+                std::vector<geo::neighbor<std::uint32_t>> got;
+                ix.nearest(c.lon, c.lat, k, metres, got);
+                std::vector<geo::neighbor<std::uint32_t>> want;
+                for (const auto& n : by_distance)
+                    if (want.size() < k && (n.distance <= metres || metres >= geo::half_circumference)) want.push_back(n);
+                REQUIRE(got.size() == want.size());
+                for (std::size_t i = 0; i < got.size(); ++i) {
+                    CHECK(got[i].id == want[i].id);
+                    CHECK(got[i].distance == want[i].distance);
+                }
+                CHECK(got.size() == std::min(k, ix.count_within(c.lon, c.lat, metres)));
+            }
+        }
+    }
+    std::vector<geo::neighbor<std::uint32_t>> out;
+    CHECK_THROWS_AS(ix.nearest(0, 0, 1, -1.0, out), std::invalid_argument);
+    CHECK_THROWS_AS(ix.nearest(0, 0, 1, std::numeric_limits<double>::quiet_NaN(), out), std::invalid_argument);
+    CHECK_THROWS_AS(ix.nearest(0, 0, 0, 10.0, out), std::invalid_argument);
+}
+
 TEST_CASE("geo::index::nearest orders exact ties by id", "[geo][nearest]") {
     // Exact ties: duplicates, the four points one degree from (0, 0) on the axes (their unit
     // vectors differ from (1, 0, 0) by the same components, in other places), and all points

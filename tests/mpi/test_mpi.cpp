@@ -186,6 +186,16 @@ void check_queries(const Index& index, const std::vector<P>& all, const std::vec
     const quoct::csr<gid> got = gather_rows(index.query(queries));
     const std::vector<std::uint64_t> counts = gather(index.count(queries));
     const std::vector<Q> every = gather(queries);
+    // Balls: the same rows with distances, nearest first by (distance_sq, id) (collective,
+    // so asked on every rank before rank 0 checks).
+    using T = typename Index::scalar_type;
+    constexpr bool balls = std::is_same<Q, quoct::ball<T, Index::dimension>>::value;
+    quoct::csr<quoct::neighbor<T, gid>> got_with;
+    if constexpr (balls) {
+        const auto with = index.query_with_distances(queries);
+        CHECK(with.rows() == queries.size());
+        got_with = gather_rows(with);
+    }
     if (rank_here() != 0) return;
     CHECK(got.rows() == every.size());
     CHECK(counts.size() == every.size());
@@ -199,6 +209,20 @@ void check_queries(const Index& index, const std::vector<P>& all, const std::vec
     }
     CHECK(wrong == 0);
     CHECK(hits > 0);
+    if constexpr (balls) {
+        REQUIRE(got_with.rows() == every.size());
+        std::size_t wrong_with = 0;
+        for (std::size_t q = 0; q < every.size(); ++q) {
+            std::vector<std::pair<T, gid>> want;
+            for (const gid i : brute_query(all, every[q])) want.push_back({quoct::distance_sq(all[i], every[q].center), i});
+            std::sort(want.begin(), want.end());
+            bool same = got_with.row(q).size() == want.size();
+            for (std::size_t i = 0; same && i < want.size(); ++i)
+                same = got_with.row(q)[i].id == want[i].second && got_with.row(q)[i].distance_sq == want[i].first;
+            wrong_with += !same;
+        }
+        CHECK(wrong_with == 0);
+    }
 }
 
 template <class Index, class P>

@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <limits>
 #include <map>
-#include <random>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -22,8 +21,7 @@ using pair_list = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
 // Sizes spread over three decades, and some of size zero.
 template <class T>
 T random_size(quoct_test::rng& rng) {
-    std::uniform_real_distribution<double> u(-3, -0.5);
-    return rng() % 10 == 0 ? T(0) : static_cast<T>(std::pow(10.0, u(rng)));
+    return rng() % 10 == 0 ? T(0) : static_cast<T>(std::pow(10.0, rng.uniform(-3, -0.5)));
 }
 
 template <class T, std::size_t D>
@@ -48,6 +46,20 @@ struct model {
             if (quoct::intersects(kv.second, q)) out.push_back(kv.first);
         return out;
     }
+    // The first k live objects by (distance_sq(p, shape), id), among those meeting the
+    // cap ball when there is one: the brute-force nearest.
+    template <class T, std::size_t D>
+    std::vector<quoct::neighbor<T, std::uint32_t>> nearest(const quoct::point<T, D>& p, std::size_t k,
+                                                           const quoct::ball<T, D>* cap = nullptr) const {
+        std::vector<quoct::neighbor<T, std::uint32_t>> all;
+        for (const auto& kv : live)
+            if (!cap || quoct::intersects(kv.second, *cap)) all.push_back({kv.first, quoct::distance_sq(p, kv.second)});
+        std::sort(all.begin(), all.end(), [](const auto& x, const auto& y) {
+            return x.distance_sq < y.distance_sq || (x.distance_sq == y.distance_sq && x.id < y.id);
+        });
+        if (all.size() > k) all.resize(k);
+        return all;
+    }
     pair_list pairs() const {
         pair_list out;
         for (auto i = live.begin(); i != live.end(); ++i)
@@ -67,6 +79,18 @@ void check_same(const quoct::object_index<Shape>& index, const model<Shape>& m, 
         quoct::box<T, D> b{quoct_test::random_point<T, D>(rng, T(-0.1), T(1)), {}};
         for (std::size_t a = 0; a < D; ++a) b.hi[a] = b.lo[a] + static_cast<T>(0.03 * q);
         CHECK(quoct_test::sorted(index.query(b)) == m.query(b));
+        // Nearest objects, uncapped and capped, and the ball's objects with distances.
+        const auto p = quoct_test::random_point<T, D>(rng, T(-0.2), T(1.2));
+        for (const std::size_t k : {std::size_t{1}, std::size_t{5}, std::size_t{40}, std::size_t{1000}}) {
+            std::vector<quoct::neighbor<T, std::uint32_t>> got;
+            index.nearest(p, k, got);
+            CHECK(quoct_test::neighbor_diff(got, m.nearest(p, k)) == "");
+            const quoct::ball<T, D> cap{p, static_cast<T>(0.05 * q)};
+            index.nearest(p, k, cap.radius, got);
+            CHECK(quoct_test::neighbor_diff(got, m.nearest(p, k, &cap)) == "");
+        }
+        const auto with = index.query_with_distances(s, quoct::result_order::nearest_first);
+        CHECK(quoct_test::neighbor_diff(with, m.nearest(s.center, m.live.size(), &s)) == "");
     }
     const pair_list expect = m.pairs();
     pair_list seen;
@@ -224,4 +248,86 @@ TEST_CASE("object classes compact after many erasures", "[sim][objects]") {
         m.live[id] = s;
     }
     check_same<quoct::ball<double, 2>, double, 2>(balls, m, rng);
+}
+
+TEMPLATE_TEST_CASE("objects: nearest by the distance to the object, exact on integer coordinates", "[sim][objects]",
+                   QUOCT_TEST_CONFIGS) {
+    using T = typename TestType::scalar;
+    constexpr std::size_t D = TestType::dim;
+    using nb = quoct::neighbor<T, std::uint32_t>;
+    // Balls on the first axis: centre 10 * (i + 1), radius i, so the gaps from the origin
+    // are 10, 19, 28, ... (squares exact), and a ball around the origin at gap 0.
+    quoct::ball_index<T, D> balls;
+    for (int i = 0; i < 6; ++i) {
+        quoct::point<T, D> c{};
+        c[0] = T(10 * (i + 1));
+        balls.insert({c, T(i)});
+    }
+    const quoct::point<T, D> origin{};
+    std::vector<nb> got;
+    balls.nearest(origin, 3, got);
+    CHECK(quoct_test::neighbor_diff(got, std::vector<nb>{{0, T(100)}, {1, T(361)}, {2, T(784)}}) == "");
+    const auto inside = balls.insert({origin, T(0.5)});
+    balls.nearest(origin, 2, got);
+    CHECK(quoct_test::neighbor_diff(got, std::vector<nb>{{inside, T(0)}, {0, T(100)}}) == "");
+    // Capped: a ball meeting the radius-19 ball around the origin is in, touching counts.
+    balls.nearest(origin, 10, T(19), got);
+    CHECK(quoct_test::neighbor_diff(got, std::vector<nb>{{inside, T(0)}, {0, T(100)}, {1, T(361)}}) == "");
+    balls.nearest(origin, 10, T(18), got);
+    CHECK(got.size() == 2);
+    // Erased objects are gone; the empty index gives nothing.
+    balls.erase(0);
+    balls.nearest(origin, 2, got);
+    CHECK(quoct_test::neighbor_diff(got, std::vector<nb>{{inside, T(0)}, {1, T(361)}}) == "");
+    quoct::ball_index<T, D> none;
+    none.nearest(origin, 3, got);
+    CHECK(got.empty());
+
+    // Boxes: the squared distance to the closest face, 0 inside; a large box in a class
+    // of its own is found before many small far ones.
+    quoct::box_index<T, D> boxes;
+    for (int i = 0; i < 40; ++i) {
+        quoct::box<T, D> b{};
+        b.lo[0] = T(20 + i);
+        b.hi[0] = T(20 + i) + T(0.25);
+        boxes.insert(b);
+    }
+    quoct::box<T, D> big{};
+    for (std::size_t a = 0; a < D; ++a) {
+        big.lo[a] = T(-100);
+        big.hi[a] = T(-3);
+    }
+    const auto far_big = boxes.insert(big);
+    boxes.nearest(origin, 2, got);
+    CHECK(quoct_test::neighbor_diff(got, std::vector<nb>{{far_big, T(9 * D)}, {0, T(400)}}) == "");
+    CHECK(boxes.nearest(quoct::point<T, D>{}, 1) == std::vector<std::uint32_t>{far_big});
+
+    // Bad input throws and changes nothing.
+    quoct::point<T, D> nan_point{};
+    nan_point[0] = std::numeric_limits<T>::quiet_NaN();
+    CHECK_THROWS_AS(balls.nearest(origin, 0, got), std::invalid_argument);
+    CHECK_THROWS_AS(balls.nearest(nan_point, 1, got), std::invalid_argument);
+    CHECK_THROWS_AS(boxes.nearest(origin, 1, T(-1), got), std::invalid_argument);
+    CHECK_THROWS_AS(boxes.nearest(origin, 1, std::numeric_limits<T>::quiet_NaN(), got), std::invalid_argument);
+    CHECK_THROWS_AS(balls.query_with_distances(quoct::ball<T, D>{nan_point, T(1)}), std::invalid_argument);
+}
+
+TEST_CASE("objects: nearest where squared distances overflow, against brute force", "[sim][objects]") {
+    // Coordinates near 1e200: most squared distances overflow to infinity and tie, so ids
+    // decide; the index still equals the brute force on the same values.
+    quoct_test::rng rng(41);
+    quoct::ball_index<double, 2> balls;
+    model<quoct::ball<double, 2>> m;
+    for (int i = 0; i < 200; ++i) {
+        const double scale = i % 3 == 0 ? 1e200 : i % 3 == 1 ? 1.0 : 1e-200;
+        const quoct::ball<double, 2> s{{rng.uniform(-1, 1) * scale, rng.uniform(-1, 1) * scale},
+                                       rng.uniform(0, 0.5) * scale};
+        m.live[balls.insert(s)] = s;
+    }
+    for (const double at : {0.0, 1e200, -1e-200}) {
+        const quoct::point<double, 2> p{at, -at};
+        std::vector<quoct::neighbor<double, std::uint32_t>> got;
+        balls.nearest(p, 150, got);
+        CHECK(quoct_test::neighbor_diff(got, m.nearest(p, 150)) == "");
+    }
 }

@@ -380,7 +380,14 @@ public:
     /// distances are ordered by smaller id. This is exactly the first k of all points sorted
     /// by (distance(), id). Throws std::invalid_argument if k == 0, lon is not in
     /// [-180, 180] or lat not in [-90, 90].
-    void nearest(double lon, double lat, std::size_t k, std::vector<neighbor_type>& out) const;
+    void nearest(double lon, double lat, std::size_t k, std::vector<neighbor_type>& out) const {
+        nearest(lon, lat, k, std::numeric_limits<double>::infinity(), out);
+    }
+    /// Capped k-nearest: the k points closest to (lon, lat), closest first, ties by smaller
+    /// id, among the points within(lon, lat, metres) returns; fewer when fewer lie within.
+    /// A radius of half_circumference or more is nearest(lon, lat, k, out). Throws as
+    /// nearest(lon, lat, k, out), and std::invalid_argument for a NaN or negative radius.
+    void nearest(double lon, double lat, std::size_t k, double metres, std::vector<neighbor_type>& out) const;
     /// As nearest(lon, lat, k, out), returning the neighbours.
     std::vector<neighbor_type> nearest(double lon, double lat, std::size_t k) const {
         std::vector<neighbor_type> out;
@@ -509,13 +516,18 @@ struct metres_metric {
 };
 }  // namespace detail
 
-// One search over the octree of unit vectors, in metres, feeding the engine's result set.
+// One search over the octree of unit vectors, in metres, feeding the engine's result set
+// (its limit the radius of a capped search).
 template <class Id>
-void index<Id>::nearest(double lon, double lat, std::size_t k, std::vector<neighbor_type>& out) const {
+void index<Id>::nearest(double lon, double lat, std::size_t k, double metres, std::vector<neighbor_type>& out) const {
     detail::check_location(lon, lat, "centre");
     if (k == 0) throw std::invalid_argument("quoct::geo: nearest needs k >= 1");
+    detail::check_metres(metres);
+    // within()'s predicate is distance() <= metres, or every point from half_circumference
+    // on; the set keeps exactly the candidates at most its limit.
     using set_type = quoct::detail::knn_set<double, Id, neighbor_type>;
-    set_type set(out, std::min(k, std::max<std::size_t>(size(), 1)));
+    set_type set(out, std::min(k, std::max<std::size_t>(size(), 1)),
+                 metres >= half_circumference ? std::numeric_limits<double>::infinity() : metres);
     const detail::metres_metric<set_type> metric{detail::unit_vector(lon, lat), &set};
     tree_.search_nearest(metric, set, [&set](Id id, double d) { set.offer(id, d); });
     set.finish();
