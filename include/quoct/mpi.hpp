@@ -139,6 +139,15 @@ struct nearest_request {
     std::uint64_t k;
 };
 
+/// One rank's candidate for a distributed nearest search: its global id and its squared
+/// distance with an unbounded exponent (wide), so that the candidates of all ranks merge in
+/// the exact (distance, id) order even where T's squares overflow or underflow.
+template <class T>
+struct nearest_candidate {
+    std::uint64_t id;
+    quoct::detail::wide<T> d;
+};
+
 /// A halo point: its global id and coordinates.
 template <class T, std::size_t D>
 struct halo_point {
@@ -278,7 +287,9 @@ public:
     }
 
     /// Row q holds the min(k, size()) points nearest to points[q] over all ranks, closest
-    /// first, equal distances by smaller global id, with their distance_sq. Collective; k
+    /// first, equal distances by smaller global id, with their distance_sq: exactly the
+    /// first k of all points by (squared distance, id), the squares unbounded where they
+    /// overflow or underflow T, as orthtree::nearest orders them. Collective; k
     /// may differ between ranks. Two rounds: the rank whose region is nearest answers
     /// first, which bounds the distance; then only the ranks whose region lies within that
     /// bound are asked. Throws std::invalid_argument on every rank if k == 0 or a point has
@@ -352,6 +363,14 @@ private:
 
     /// Sends requests[i] to rank to[i] (-1: nowhere); each receiver appends answer(request)
     /// as one row; returns, per request, the row it got (empty if not sent). Collective.
+    /// nearest's two rounds: for each query, the candidate rows of the rank whose region is
+    /// nearest (found), then of every other rank whose region lies within the k-th distance
+    /// found (more). answer(request, rows) appends a rank's candidates; distance_of(v) gives
+    /// a candidate's distance_sq rounded to T.
+    template <class V, class Answer, class DistanceOf>
+    void nearest_rounds(const std::vector<point_type>& points, std::size_t k, Answer answer, DistanceOf distance_of,
+                        csr<V>& found, csr<V>& more) const;
+
     template <class V, class Request, class Answer>
     csr<V> ask(const std::vector<Request>& requests, const std::vector<std::vector<int>>& to, Answer answer) const;
 
@@ -683,26 +702,11 @@ csr<V> distributed_orthtree<T, D>::answer_routed(const std::vector<Query>& queri
 }
 
 template <class T, std::size_t D>
-auto distributed_orthtree<T, D>::nearest(const std::vector<point_type>& points, std::size_t k) const
-    -> csr<neighbor_type> {
-    channel_.agree([&] {
-        quoct::detail::check_k(k);
-        for (const point_type& p : points) quoct::detail::check_point(p, "nearest query point");
-    });
+template <class V, class Answer, class DistanceOf>
+void distributed_orthtree<T, D>::nearest_rounds(const std::vector<point_type>& points, std::size_t k, Answer answer,
+                                                DistanceOf distance_of, csr<V>& found, csr<V>& more) const {
     using request = detail::nearest_request<T, D>;
     const T inf = std::numeric_limits<T>::infinity();
-    // A rank answers with its k best within the bound: the core's search feeding the one
-    // k-nearest engine (detail/knn.hpp), its limit the bound in distance_sq.
-    const auto answer = [&](const request& rq, std::vector<neighbor_type>& out) {
-        if (tree_.empty()) return;
-        thread_local std::vector<neighbor<T, std::uint32_t>> local;
-        quoct::detail::knn_set<T, std::uint32_t> set(local, static_cast<std::size_t>(std::min<std::uint64_t>(rq.k, tree_.size())),
-                                                     rq.bound_sq);
-        tree_.search_nearest(quoct::detail::euclidean_nearest_metric<T, D>{rq.p}, set,
-                             [&set](std::uint32_t id, T d) { set.offer(id, d); });
-        set.finish();
-        for (const auto& x : local) out.push_back(neighbor_type{owned_ids_[x.id], x.distance_sq});
-    };
     // Round 1: the rank whose region is nearest (ties: the lowest rank).
     std::vector<request> requests(points.size());
     std::vector<std::vector<int>> first(points.size());
@@ -717,14 +721,16 @@ auto distributed_orthtree<T, D>::nearest(const std::vector<point_type>& points, 
             }
         if (chosen[q] >= 0) first[q].push_back(chosen[q]);
     }
-    csr<neighbor_type> found = ask<neighbor_type>(requests, first, answer);
+    found = ask<V>(requests, first, answer);
 
     // Round 2: every other rank with a region box no farther than the k-th distance so far
-    // (inclusive: a point tied with it may have a smaller id).
+    // (inclusive: a point tied with it may have a smaller id). A rounded distance_sq is
+    // monotone in the unbounded one, and a region's is at most its points', so no rank
+    // holding a point that can enter is left out.
     std::vector<std::vector<int>> second(points.size());
     for (std::size_t q = 0; q < points.size(); ++q) {
         const auto row = found.row(q);
-        requests[q].bound_sq = row.size() == k ? row[k - 1].distance_sq : inf;
+        requests[q].bound_sq = row.size() == k ? distance_of(row[k - 1]) : inf;
         for (std::size_t r = 0; r < channel_.ranks(); ++r) {
             if (static_cast<int>(r) == chosen[q]) continue;
             for (std::size_t b = region_offsets_[r]; b < region_offsets_[r + 1]; ++b)
@@ -734,19 +740,94 @@ auto distributed_orthtree<T, D>::nearest(const std::vector<point_type>& points, 
                 }
         }
     }
-    const csr<neighbor_type> more = ask<neighbor_type>(requests, second, answer);
+    more = ask<V>(requests, second, answer);
+}
 
-    // The merge: every rank's candidates offered to one k-nearest set per query (the ranks
-    // hold disjoint points, so each id is offered once).
+template <class T, std::size_t D>
+auto distributed_orthtree<T, D>::nearest(const std::vector<point_type>& points, std::size_t k) const
+    -> csr<neighbor_type> {
+    channel_.agree([&] {
+        quoct::detail::check_k(k);
+        for (const point_type& p : points) quoct::detail::check_point(p, "nearest query point");
+    });
+    using request = detail::nearest_request<T, D>;
+    using candidate = detail::nearest_candidate<T>;
+    const T flip = quoct::detail::radius_bound<T, D>::flip_bound();
     csr<neighbor_type> out;
     out.offsets.assign(points.size() + 1, 0);
-    std::vector<neighbor_type> best;
-    for (std::size_t q = 0; q < points.size(); ++q) {
-        quoct::detail::knn_set<T, id_type> set(best, k);
-        for (const neighbor_type& c : found.row(q)) set.offer(c.id, c.distance_sq);
-        for (const neighbor_type& c : more.row(q)) set.offer(c.id, c.distance_sq);
+
+    // The usual path, distances in T: a rank answers with its k best within the bound, the
+    // core's search feeding the one k-nearest engine (detail/knn.hpp), its limit the bound
+    // in distance_sq. A rank that kept a distance outside (flip_bound, infinity), other than
+    // a query's own point, says so: that square may have overflowed or underflowed T, where
+    // ties in T are not ties of the distances.
+    const auto take = [&](const request& rq) {
+        return static_cast<std::size_t>(std::min<std::uint64_t>(rq.k, tree_.size()));
+    };
+    // This rank's best within the request's bound, left in `local` nearest first; true
+    // when a kept distance may have overflowed or underflowed.
+    const auto local_best = [&](const request& rq, std::vector<neighbor<T, std::uint32_t>>& local) {
+        quoct::detail::knn_set<T, std::uint32_t> set(local, take(rq), rq.bound_sq);
+        tree_.search_nearest(quoct::detail::euclidean_nearest_metric<T, D>{rq.p}, set,
+                             [&set](std::uint32_t id, T d) { set.offer(id, d); });
+        const bool odd = set.kept_at_the_ends(flip, [&](std::uint32_t id) { return owned_points_[id] == rq.p; });
         set.finish();
-        out.values.insert(out.values.end(), best.begin(), best.end());
+        return odd;
+    };
+    bool doubtful = false;
+    const auto answer = [&](const request& rq, std::vector<neighbor_type>& rows) {
+        if (tree_.empty()) return;
+        thread_local std::vector<neighbor<T, std::uint32_t>> local;
+        if (local_best(rq, local)) doubtful = true;
+        for (const auto& x : local) rows.push_back(neighbor_type{owned_ids_[x.id], x.distance_sq});
+    };
+    csr<neighbor_type> found, more;
+    nearest_rounds<neighbor_type>(points, k, answer, [](const neighbor_type& v) { return v.distance_sq; }, found, more);
+    if (channel_.all_reduce(std::uint64_t{doubtful}, MPI_MAX) == 0) {
+        // Every distance is the unbounded one rounded, so the order in T is exact: every
+        // rank's candidates offered to one k-nearest set per query (the ranks hold disjoint
+        // points, so each id is offered once).
+        std::vector<neighbor_type> best;
+        for (std::size_t q = 0; q < points.size(); ++q) {
+            quoct::detail::knn_set<T, id_type> set(best, k);
+            for (const neighbor_type& c : found.row(q)) set.offer(c.id, c.distance_sq);
+            for (const neighbor_type& c : more.row(q)) set.offer(c.id, c.distance_sq);
+            set.finish();
+            out.values.insert(out.values.end(), best.begin(), best.end());
+            out.offsets[q + 1] = out.values.size();
+        }
+        return out;
+    }
+
+    // Some rank's squares may have overflowed or underflowed T (coordinates near the ends of
+    // its range; rare): the two rounds again, each rank answering with its k best in the
+    // exact order (the tree's exact nearest where its own search was doubtful, uncapped: a
+    // superset of what can enter) and each candidate's unbounded squared distance, measured
+    // from its copy of the point; the ranks' answers merge by (that distance, id), each
+    // reported rounded to T, as orthtree::nearest reports it.
+    const auto answer_exact = [&](const request& rq, std::vector<candidate>& rows) {
+        if (tree_.empty()) return;
+        thread_local std::vector<neighbor<T, std::uint32_t>> local;
+        if (local_best(rq, local)) tree_.nearest(rq.p, take(rq), local);
+        for (const auto& x : local)
+            rows.push_back(candidate{owned_ids_[x.id], quoct::detail::wide_sum_sq<T, D>(quoct::detail::point_offsets<T, D>{
+                                                           owned_points_[x.id], rq.p})});
+    };
+    csr<candidate> found_exact, more_exact;
+    nearest_rounds<candidate>(points, k, answer_exact,
+                              [](const candidate& c) { return quoct::detail::wide_value(c.d); }, found_exact,
+                              more_exact);
+    std::vector<candidate> all;
+    const auto before = [](const candidate& a, const candidate& b) {
+        return quoct::detail::wide_less(a.d, b.d) || (!quoct::detail::wide_less(b.d, a.d) && a.id < b.id);
+    };
+    for (std::size_t q = 0; q < points.size(); ++q) {
+        all.assign(found_exact.row(q).begin(), found_exact.row(q).end());
+        all.insert(all.end(), more_exact.row(q).begin(), more_exact.row(q).end());
+        const std::size_t keep = std::min(k, all.size());
+        std::partial_sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(keep), all.end(), before);
+        for (std::size_t i = 0; i < keep; ++i)
+            out.values.push_back(neighbor_type{all[i].id, quoct::detail::wide_value(all[i].d)});
         out.offsets[q + 1] = out.values.size();
     }
     return out;

@@ -473,6 +473,28 @@ public:
         domain_.check(p, "moved-to point");
         base_.move(id, p);
     }
+    /// Moves every live point at once, as dynamic_orthtree::move_all (about one rebuild,
+    /// whatever moved): the point with id i goes to points[i], for n == id_bound() points
+    /// given by id (the entries of erased ids are not read). Every live point's new place
+    /// must lie in the domain: wrap it first (domain().wrap(p)). Throws
+    /// std::invalid_argument if n != id_bound() or a live point's new place is outside the
+    /// domain or not finite (naming its id), and std::bad_alloc when memory runs out; the
+    /// index is then unchanged.
+    template <class I = Index>
+    auto move_all(const point_type* points, std::size_t n) -> decltype(std::declval<I&>().move_all(points, n)) {
+        if (n == base_.id_bound())
+            for (std::size_t id = 0; id < n; ++id)
+                if (base_.contains(static_cast<Id>(id)) && !domain_.contains(points[id]))
+                    throw std::invalid_argument("quoct: move_all: the new place of id " + std::to_string(id) +
+                                                " is outside the periodic domain [0, L) or not finite");
+        base_.move_all(points, n);  // checks n
+    }
+    /// As move_all(points.data(), points.size()).
+    template <class I = Index>
+    auto move_all(const std::vector<point_type>& points)
+        -> decltype(std::declval<I&>().move_all(points.data(), points.size())) {
+        move_all(points.data(), points.size());
+    }
     /// True when id names a live point.
     template <class I = Index>
     auto contains(Id id) const -> decltype(std::declval<const I&>().contains(id)) {

@@ -421,3 +421,45 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return result;
 }
+
+TEMPLATE_TEST_CASE("distributed nearest is exact where squares overflow or underflow", "[mpi]", (config<float, 3>),
+                   (config<double, 2>)) {
+    // Coordinates near the top and the bottom of T's range, where squared distances
+    // overflow to infinity or underflow to 0 and so tie in T: the answer must still be the
+    // first k by the unbounded squares, as one orthtree over every point gives it.
+    using T = typename TestType::scalar;
+    constexpr std::size_t D = TestType::dim;
+    const T huge = std::is_same<T, float>::value ? T(1e30) : T(1e200);
+    const T tiny = std::is_same<T, float>::value ? T(1e-30) : T(1e-200);
+    std::mt19937_64 rng(51);  // the same sequence on every rank
+    const auto integer = [&rng] { return static_cast<T>(static_cast<int>(rng() % 81) - 40); };
+    std::vector<quoct::point<T, D>> all(600);
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        const T scale = i % 3 == 0 ? huge : i % 3 == 1 ? T(1) : tiny;
+        for (std::size_t a = 0; a < D; ++a) all[i][a] = integer() * scale;
+    }
+    all[7] = all[1];  // a duplicate
+    const quoct::mpi::distributed_orthtree<T, D> index(MPI_COMM_WORLD, my_slice(all));
+    const quoct::orthtree<T, D> oracle(all);
+    std::vector<quoct::point<T, D>> queries = {quoct::point<T, D>{}, all[0], all[1], all[2]};
+    for (int i = 0; i < 6; ++i) {
+        quoct::point<T, D> p;
+        for (std::size_t a = 0; a < D; ++a) p[a] = integer() * (i % 2 ? huge : tiny);
+        queries.push_back(p);
+    }
+    for (const std::size_t k : {std::size_t{1}, std::size_t{5}, std::size_t{60}}) {
+        INFO("k " << k << ", ranks " << ranks());
+        const auto rows = index.nearest(queries, k);  // every rank asks the same queries
+        REQUIRE(rows.rows() == queries.size());
+        std::size_t wrong = 0;
+        for (std::size_t q = 0; q < queries.size(); ++q) {
+            std::vector<quoct::neighbor<T, std::uint32_t>> want;
+            oracle.nearest(queries[q], k, want);
+            bool same = rows.row(q).size() == want.size();
+            for (std::size_t i = 0; same && i < want.size(); ++i)
+                same = rows.row(q)[i].id == want[i].id && rows.row(q)[i].distance_sq == want[i].distance_sq;
+            wrong += !same;
+        }
+        CHECK(wrong == 0);
+    }
+}

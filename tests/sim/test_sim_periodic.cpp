@@ -179,6 +179,36 @@ TEMPLATE_TEST_CASE("periodic dynamic index: moves wrap, bad input rejected", "[s
             CHECK(quoct_test::sorted(seen) == expect);
         }
     }
+    // Every point at once, the time step of a simulation: a drift, wrapped; one id erased.
+    CHECK(index.erase(7));
+    pts.erase(pts.begin() + 7);
+    std::vector<quoct::point<T, D>> moved(index.id_bound());
+    std::vector<std::uint32_t> ids;
+    for (std::uint32_t id = 0; id < index.id_bound(); ++id) {
+        if (!index.contains(id)) continue;
+        auto p = index.point(id);
+        for (std::size_t a = 0; a < D; ++a) p[a] += static_cast<T>(0.75 + 0.125 * static_cast<double>(a));
+        moved[id] = dom.wrap(p);
+        ids.push_back(id);
+    }
+    moved[7][0] = std::numeric_limits<T>::quiet_NaN();  // an erased id's entry is not read
+    index.move_all(moved);
+    for (int q = 0; q < 10; ++q) {
+        const auto c = dom.wrap(quoct_test::random_point<T, D>(rng, T(0), T(3)));
+        std::vector<std::uint32_t> expect;
+        for (const std::uint32_t id : ids)
+            if (dom.distance_sq(moved[id], c) <= T(0.4) * T(0.4)) expect.push_back(id);
+        CHECK(quoct_test::sorted(index.query(quoct::ball<T, D>{c, T(0.4)})) == expect);
+    }
+    // A new place outside the domain, or the wrong count: refused, nothing moved.
+    auto unwrapped = moved;
+    unwrapped[ids.back()][0] = T(3);
+    CHECK_THROWS_AS(index.move_all(unwrapped), std::invalid_argument);
+    unwrapped.pop_back();
+    CHECK_THROWS_AS(index.move_all(unwrapped), std::invalid_argument);
+    for (const std::uint32_t id : ids) CHECK(index.point(id) == moved[id]);
+    for (const std::uint32_t id : ids) pts[id - (id > 7)] = moved[id];
+
     auto outside = pts[0];
     outside[0] = T(3);  // == L: outside [0, L)
     CHECK_THROWS_AS(index.move(0, outside), std::invalid_argument);
