@@ -219,7 +219,15 @@ template <class T, std::size_t D>
 struct object_nearest_metric<box<T, D>> {
     point<T, D> p;
     T extent;
-    T to_point(const point<T, D>& c) const noexcept { return quoct::distance_sq(p, grown(box<T, D>{c, c}, extent)); }
+    // distance_sq(p, grown({c, c}, extent)), written out: the same terms in the same order.
+    T to_point(const point<T, D>& c) const noexcept {
+        T s = 0;
+        for (std::size_t a = 0; a < D; ++a) {
+            const T g = axis_gap(p[a], minus_down(c[a], extent), plus_up(c[a], extent));
+            s += g * g;
+        }
+        return s;
+    }
     T to_box(const box<T, D>& b) const noexcept { return quoct::distance_sq(p, grown(b, extent)); }
     const point<T, D>& origin() const noexcept { return p; }
 };

@@ -1,0 +1,238 @@
+// Objects with extent: quoct's box_index against Boost.Geometry's R-tree of boxes (the
+// peer with the same answer: its nearest query ranks boxes by the squared distance from the
+// point to the box, quoct::distance_sq(point, box)), in one binary on the same data.
+//
+// Data: N axis-aligned boxes in the unit cube (3D, double), centres uniform, half-widths
+// log-uniform over two decades, so several size classes; Q query points uniform in the
+// cube. Two sets (the benchmark's argument): sparse, half-widths 1e-4 to 1e-2 (a query point
+// lies in about 0.01 boxes at 200k), and overlapping, 1e-3 to 1e-1 (about 12 boxes hold
+// each query point: the 10 nearest are all at distance 0, and quoct must find every box at
+// 0 to return the smallest ids, where the peer stops at any 10). Benchmarks: the build, k = 10 nearest boxes per query point,
+// and the boxes meeting a query box (a box of 0.02 around each query point). Before timing,
+// every answer is checked against the peer's: the same distances for nearest (ties, at
+// distance 0 inside overlapping boxes, may take other ids), the same ids for the box query.
+//
+//   bench_objects [--smoke] [benchmark flags]
+//   --smoke    20k boxes, 256 queries (also QUOCT_BENCH_SMOKE=1)
+//   default    200k boxes, 10k queries
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <boost/geometry.hpp>
+#include <boost/geometry/index/rtree.hpp>
+
+#include <quoct/objects.hpp>
+
+namespace {
+
+namespace bg = boost::geometry;
+namespace bgi = boost::geometry::index;
+using bpoint = bg::model::point<double, 3, bg::cs::cartesian>;
+using bbox = bg::model::box<bpoint>;
+using entry = std::pair<bbox, std::uint32_t>;
+using peer_tree = bgi::rtree<entry, bgi::quadratic<16>>;
+using qbox = quoct::box<double, 3>;
+using qpoint = quoct::point<double, 3>;
+constexpr std::size_t k = 10;
+
+struct dataset {
+    std::vector<qbox> boxes;
+    std::vector<qpoint> queries;
+};
+const char* const set_names[] = {"sparse", "overlapping"};
+
+bool smoke() {
+    const char* s = std::getenv("QUOCT_BENCH_SMOKE");
+    return s && *s && std::strcmp(s, "0") != 0;
+}
+
+dataset make_data(int which) {
+        dataset s;
+        const std::size_t n = smoke() ? 20000 : 200000, q = smoke() ? 256 : 10000;
+        std::mt19937_64 g(20261126);
+        std::uniform_real_distribution<double> u(0, 1), e(which == 0 ? -4 : -3, which == 0 ? -2 : -1);
+        s.boxes.resize(n);
+        for (auto& b : s.boxes)
+            for (std::size_t a = 0; a < 3; ++a) {
+                const double c = u(g), h = std::pow(10.0, e(g));
+                b.lo[a] = c - h;
+                b.hi[a] = c + h;
+            }
+        s.queries.resize(q);
+        for (auto& p : s.queries) p = {{u(g), u(g), u(g)}};
+        return s;
+}
+
+const dataset& data(int which) {
+    static const dataset sets[2] = {make_data(0), make_data(1)};
+    return sets[which];
+}
+
+bbox to_peer(const qbox& b) { return bbox(bpoint(b.lo[0], b.lo[1], b.lo[2]), bpoint(b.hi[0], b.hi[1], b.hi[2])); }
+
+qbox around(const qpoint& p) {
+    qbox b;
+    for (std::size_t a = 0; a < 3; ++a) {
+        b.lo[a] = p[a] - 0.01;
+        b.hi[a] = p[a] + 0.01;
+    }
+    return b;
+}
+
+peer_tree make_peer(const std::vector<qbox>& boxes) {
+    std::vector<entry> entries(boxes.size());
+    for (std::size_t i = 0; i < boxes.size(); ++i) entries[i] = {to_peer(boxes[i]), static_cast<std::uint32_t>(i)};
+    return peer_tree(entries.begin(), entries.end());  // packed (STR) bulk load
+}
+
+// The peer's k nearest distances, in the value quoct reports (squared).
+std::vector<double> peer_nearest(const peer_tree& t, const std::vector<qbox>& boxes, const qpoint& p) {
+    std::vector<entry> found;
+    t.query(bgi::nearest(bpoint(p[0], p[1], p[2]), static_cast<unsigned>(k)), std::back_inserter(found));
+    std::vector<double> d;
+    for (const entry& e : found) d.push_back(quoct::distance_sq(p, boxes[e.second]));
+    std::sort(d.begin(), d.end());
+    return d;
+}
+
+// Every answer checked against the peer once per set, before any timing.
+void check_once(int which) {
+    static bool checked[2] = {false, false};
+    if (checked[which]) return;
+    {
+        const dataset& d = data(which);
+        const quoct::box_index<double, 3> index(d.boxes);
+        const peer_tree peer = make_peer(d.boxes);
+        std::vector<quoct::neighbor<double, std::uint32_t>> got;
+        for (const qpoint& p : d.queries) {
+            index.nearest(p, k, got);
+            std::vector<double> mine;
+            for (const auto& n : got) mine.push_back(n.distance_sq);
+            if (mine != peer_nearest(peer, d.boxes, p)) throw std::runtime_error("bench_objects: nearest differs from the peer");
+            std::vector<std::uint32_t> ids = index.query(around(p)), theirs;
+            std::vector<entry> hits;
+            peer.query(bgi::intersects(to_peer(around(p))), std::back_inserter(hits));
+            for (const entry& e : hits) theirs.push_back(e.second);
+            std::sort(ids.begin(), ids.end());
+            std::sort(theirs.begin(), theirs.end());
+            if (ids != theirs) throw std::runtime_error("bench_objects: box query differs from the peer");
+        }
+    }
+    checked[which] = true;
+}
+
+void build_quoct(benchmark::State& state) {
+    const int which = static_cast<int>(state.range(0));
+    check_once(which);
+    state.SetLabel(set_names[which]);
+    for (auto _ : state) {
+        quoct::box_index<double, 3> index(data(which).boxes);
+        benchmark::DoNotOptimize(index.size());
+    }
+    state.counters["boxes"] = static_cast<double>(data(which).boxes.size());
+}
+
+void build_boost_rtree(benchmark::State& state) {
+    const int which = static_cast<int>(state.range(0));
+    check_once(which);
+    state.SetLabel(set_names[which]);
+    for (auto _ : state) {
+        const peer_tree t = make_peer(data(which).boxes);
+        benchmark::DoNotOptimize(t.size());
+    }
+    state.counters["boxes"] = static_cast<double>(data(which).boxes.size());
+}
+
+void nearest_quoct(benchmark::State& state) {
+    const int which = static_cast<int>(state.range(0));
+    check_once(which);
+    state.SetLabel(set_names[which]);
+    const quoct::box_index<double, 3> index(data(which).boxes);
+    std::vector<quoct::neighbor<double, std::uint32_t>> got;
+    for (auto _ : state)
+        for (const qpoint& p : data(which).queries) {
+            index.nearest(p, k, got);
+            benchmark::DoNotOptimize(got.data());
+        }
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * data(which).queries.size()));
+}
+
+void nearest_boost_rtree(benchmark::State& state) {
+    const int which = static_cast<int>(state.range(0));
+    check_once(which);
+    state.SetLabel(set_names[which]);
+    const peer_tree t = make_peer(data(which).boxes);
+    std::vector<entry> found;
+    for (auto _ : state)
+        for (const qpoint& p : data(which).queries) {
+            found.clear();
+            t.query(bgi::nearest(bpoint(p[0], p[1], p[2]), static_cast<unsigned>(k)), std::back_inserter(found));
+            benchmark::DoNotOptimize(found.data());
+        }
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * data(which).queries.size()));
+}
+
+void box_query_quoct(benchmark::State& state) {
+    const int which = static_cast<int>(state.range(0));
+    check_once(which);
+    state.SetLabel(set_names[which]);
+    const quoct::box_index<double, 3> index(data(which).boxes);
+    std::vector<std::uint32_t> got;
+    for (auto _ : state)
+        for (const qpoint& p : data(which).queries) {
+            index.query(around(p), got);
+            benchmark::DoNotOptimize(got.data());
+        }
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * data(which).queries.size()));
+}
+
+void box_query_boost_rtree(benchmark::State& state) {
+    const int which = static_cast<int>(state.range(0));
+    check_once(which);
+    state.SetLabel(set_names[which]);
+    const peer_tree t = make_peer(data(which).boxes);
+    std::vector<entry> found;
+    for (auto _ : state)
+        for (const qpoint& p : data(which).queries) {
+            found.clear();
+            t.query(bgi::intersects(to_peer(around(p))), std::back_inserter(found));
+            benchmark::DoNotOptimize(found.data());
+        }
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * data(which).queries.size()));
+}
+
+}  // namespace
+
+BENCHMARK(build_quoct)->DenseRange(0, 1)->ArgName("set")->Unit(benchmark::kMillisecond);
+BENCHMARK(build_boost_rtree)->DenseRange(0, 1)->ArgName("set")->Unit(benchmark::kMillisecond);
+BENCHMARK(nearest_quoct)->DenseRange(0, 1)->ArgName("set")->Unit(benchmark::kMillisecond);
+BENCHMARK(nearest_boost_rtree)->DenseRange(0, 1)->ArgName("set")->Unit(benchmark::kMillisecond);
+BENCHMARK(box_query_quoct)->DenseRange(0, 1)->ArgName("set")->Unit(benchmark::kMillisecond);
+BENCHMARK(box_query_boost_rtree)->DenseRange(0, 1)->ArgName("set")->Unit(benchmark::kMillisecond);
+
+int main(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i)
+        if (std::strcmp(argv[i], "--smoke") == 0) {
+            setenv("QUOCT_BENCH_SMOKE", "1", 1);
+            for (int j = i; j + 1 < argc; ++j) argv[j] = argv[j + 1];
+            --argc;
+            break;
+        }
+    benchmark::Initialize(&argc, argv);
+    benchmark::AddCustomContext("boxes", std::to_string(data(0).boxes.size()));
+    benchmark::AddCustomContext("queries", std::to_string(data(0).queries.size()));
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}
