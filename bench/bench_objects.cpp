@@ -21,8 +21,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -33,6 +31,8 @@
 #include <boost/geometry/index/rtree.hpp>
 
 #include <quoct/objects.hpp>
+
+#include "smoke.hpp"
 
 namespace {
 
@@ -52,14 +52,9 @@ struct dataset {
 };
 const char* const set_names[] = {"sparse", "overlapping"};
 
-bool smoke() {
-    const char* s = std::getenv("QUOCT_BENCH_SMOKE");
-    return s && *s && std::strcmp(s, "0") != 0;
-}
-
 dataset make_data(int which) {
         dataset s;
-        const std::size_t n = smoke() ? 20000 : 200000, q = smoke() ? 256 : 10000;
+        const std::size_t n = quoct_bench::smoke() ? 20000 : 200000, q = quoct_bench::smoke() ? 256 : 10000;
         std::mt19937_64 g(20261126);
         std::uniform_real_distribution<double> u(0, 1), e(which == 0 ? -4 : -3, which == 0 ? -2 : -1);
         s.boxes.resize(n);
@@ -132,10 +127,16 @@ void check_once(int which) {
     checked[which] = true;
 }
 
-void build_quoct(benchmark::State& state) {
+// The set a benchmark runs on (its argument), checked against the peer first and named.
+int set_of(benchmark::State& state) {
     const int which = static_cast<int>(state.range(0));
     check_once(which);
     state.SetLabel(set_names[which]);
+    return which;
+}
+
+void build_quoct(benchmark::State& state) {
+    const int which = set_of(state);
     for (auto _ : state) {
         quoct::box_index<double, 3> index(data(which).boxes);
         benchmark::DoNotOptimize(index.size());
@@ -144,9 +145,7 @@ void build_quoct(benchmark::State& state) {
 }
 
 void build_boost_rtree(benchmark::State& state) {
-    const int which = static_cast<int>(state.range(0));
-    check_once(which);
-    state.SetLabel(set_names[which]);
+    const int which = set_of(state);
     for (auto _ : state) {
         const peer_tree t = make_peer(data(which).boxes);
         benchmark::DoNotOptimize(t.size());
@@ -154,62 +153,54 @@ void build_boost_rtree(benchmark::State& state) {
     state.counters["boxes"] = static_cast<double>(data(which).boxes.size());
 }
 
+// Times query(p) for every query point of the set, per iteration.
+template <class Query>
+void time_queries(benchmark::State& state, int which, Query&& query) {
+    for (auto _ : state)
+        for (const qpoint& p : data(which).queries) query(p);
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * data(which).queries.size()));
+}
+
 void nearest_quoct(benchmark::State& state) {
-    const int which = static_cast<int>(state.range(0));
-    check_once(which);
-    state.SetLabel(set_names[which]);
+    const int which = set_of(state);
     const quoct::box_index<double, 3> index(data(which).boxes);
     std::vector<quoct::neighbor<double, std::uint32_t>> got;
-    for (auto _ : state)
-        for (const qpoint& p : data(which).queries) {
-            index.nearest(p, k, got);
-            benchmark::DoNotOptimize(got.data());
-        }
-    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * data(which).queries.size()));
+    time_queries(state, which, [&](const qpoint& p) {
+        index.nearest(p, k, got);
+        benchmark::DoNotOptimize(got.data());
+    });
 }
 
 void nearest_boost_rtree(benchmark::State& state) {
-    const int which = static_cast<int>(state.range(0));
-    check_once(which);
-    state.SetLabel(set_names[which]);
+    const int which = set_of(state);
     const peer_tree t = make_peer(data(which).boxes);
     std::vector<entry> found;
-    for (auto _ : state)
-        for (const qpoint& p : data(which).queries) {
-            found.clear();
-            t.query(bgi::nearest(bpoint(p[0], p[1], p[2]), static_cast<unsigned>(k)), std::back_inserter(found));
-            benchmark::DoNotOptimize(found.data());
-        }
-    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * data(which).queries.size()));
+    time_queries(state, which, [&](const qpoint& p) {
+        found.clear();
+        t.query(bgi::nearest(bpoint(p[0], p[1], p[2]), static_cast<unsigned>(k)), std::back_inserter(found));
+        benchmark::DoNotOptimize(found.data());
+    });
 }
 
 void box_query_quoct(benchmark::State& state) {
-    const int which = static_cast<int>(state.range(0));
-    check_once(which);
-    state.SetLabel(set_names[which]);
+    const int which = set_of(state);
     const quoct::box_index<double, 3> index(data(which).boxes);
     std::vector<std::uint32_t> got;
-    for (auto _ : state)
-        for (const qpoint& p : data(which).queries) {
-            index.query(around(p), got);
-            benchmark::DoNotOptimize(got.data());
-        }
-    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * data(which).queries.size()));
+    time_queries(state, which, [&](const qpoint& p) {
+        index.query(around(p), got);
+        benchmark::DoNotOptimize(got.data());
+    });
 }
 
 void box_query_boost_rtree(benchmark::State& state) {
-    const int which = static_cast<int>(state.range(0));
-    check_once(which);
-    state.SetLabel(set_names[which]);
+    const int which = set_of(state);
     const peer_tree t = make_peer(data(which).boxes);
     std::vector<entry> found;
-    for (auto _ : state)
-        for (const qpoint& p : data(which).queries) {
-            found.clear();
-            t.query(bgi::intersects(to_peer(around(p))), std::back_inserter(found));
-            benchmark::DoNotOptimize(found.data());
-        }
-    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * data(which).queries.size()));
+    time_queries(state, which, [&](const qpoint& p) {
+        found.clear();
+        t.query(bgi::intersects(to_peer(around(p))), std::back_inserter(found));
+        benchmark::DoNotOptimize(found.data());
+    });
 }
 
 }  // namespace
@@ -222,13 +213,7 @@ BENCHMARK(box_query_quoct)->DenseRange(0, 1)->ArgName("set")->Unit(benchmark::kM
 BENCHMARK(box_query_boost_rtree)->DenseRange(0, 1)->ArgName("set")->Unit(benchmark::kMillisecond);
 
 int main(int argc, char** argv) {
-    for (int i = 1; i < argc; ++i)
-        if (std::strcmp(argv[i], "--smoke") == 0) {
-            setenv("QUOCT_BENCH_SMOKE", "1", 1);
-            for (int j = i; j + 1 < argc; ++j) argv[j] = argv[j + 1];
-            --argc;
-            break;
-        }
+    quoct_bench::take_smoke_flag(argc, argv);
     benchmark::Initialize(&argc, argv);
     benchmark::AddCustomContext("boxes", std::to_string(data(0).boxes.size()));
     benchmark::AddCustomContext("queries", std::to_string(data(0).queries.size()));

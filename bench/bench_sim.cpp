@@ -46,6 +46,8 @@
 #include <quoct/pairs.hpp>
 #include <quoct/parallel.hpp>
 
+#include "smoke.hpp"
+
 namespace {
 
 constexpr std::size_t D = 3;
@@ -63,8 +65,7 @@ struct setup {
 setup& data() {
     static setup s = [] {
         setup s;
-        const char* smoke = std::getenv("QUOCT_BENCH_SMOKE");
-        if (smoke && *smoke && std::strcmp(smoke, "0") != 0) s.n = 20000;
+        if (quoct_bench::smoke()) s.n = 20000;
         if (const char* n = std::getenv("QUOCT_BENCH_N")) s.n = std::max<std::size_t>(1000, std::strtoull(n, nullptr, 10));
         // n * (4/3) pi r^3 = neighbours in the unit cube.
         s.r = std::cbrt(s.neighbours / (4.0 / 3.0 * M_PI * static_cast<double>(s.n)));
@@ -535,13 +536,7 @@ BENCHMARK(dynamic_move_all)->Unit(benchmark::kMillisecond);
 BENCHMARK(orthtree_rebuild_after_kick)->Unit(benchmark::kMillisecond);
 
 int main(int argc, char** argv) {
-    for (int i = 1; i < argc; ++i)
-        if (std::strcmp(argv[i], "--smoke") == 0) {
-            setenv("QUOCT_BENCH_SMOKE", "1", 1);
-            for (int j = i; j + 1 < argc; ++j) argv[j] = argv[j + 1];
-            --argc;
-            break;
-        }
+    quoct_bench::take_smoke_flag(argc, argv);
     benchmark::Initialize(&argc, argv);
     benchmark::AddCustomContext("particles", std::to_string(data().n));
     benchmark::AddCustomContext("radius", std::to_string(data().r));

@@ -361,16 +361,16 @@ private:
     template <class V, class Query, class Meets, class Answer>
     csr<V> answer_routed(const std::vector<Query>& queries, Meets meets, Answer answer) const;
 
-    /// Sends requests[i] to rank to[i] (-1: nowhere); each receiver appends answer(request)
-    /// as one row; returns, per request, the row it got (empty if not sent). Collective.
     /// nearest's two rounds: for each query, the candidate rows of the rank whose region is
-    /// nearest (found), then of every other rank whose region lies within the k-th distance
-    /// found (more). answer(request, rows) appends a rank's candidates; distance_of(v) gives
-    /// a candidate's distance_sq rounded to T.
+    /// nearest (found), then of every other rank whose region lies within the bound that
+    /// distance_of(k-th candidate found) gives (more); that bound also caps their searches.
+    /// answer(request, rows) appends a rank's candidates.
     template <class V, class Answer, class DistanceOf>
     void nearest_rounds(const std::vector<point_type>& points, std::size_t k, Answer answer, DistanceOf distance_of,
                         csr<V>& found, csr<V>& more) const;
 
+    /// Sends requests[i] to rank to[i] (-1: nowhere); each receiver appends answer(request)
+    /// as one row; returns, per request, the row it got (empty if not sent). Collective.
     template <class V, class Request, class Answer>
     csr<V> ask(const std::vector<Request>& requests, const std::vector<std::vector<int>>& to, Answer answer) const;
 
@@ -814,9 +814,13 @@ auto distributed_orthtree<T, D>::nearest(const std::vector<point_type>& points, 
                                                            owned_points_[x.id], rq.p})});
     };
     csr<candidate> found_exact, more_exact;
-    nearest_rounds<candidate>(points, k, answer_exact,
-                              [](const candidate& c) { return quoct::detail::wide_value(c.d); }, found_exact,
-                              more_exact);
+    // Round 2's bound: the k-th distance rounded to T, and never below flip_bound, where a
+    // point's rounded square may exceed that of a farther point (as run_nearest_sq bounds
+    // its exact pass): every point that can enter then passes it, rounded as T rounds it.
+    nearest_rounds<candidate>(
+        points, k, answer_exact,
+        [flip](const candidate& c) { return std::max(flip, quoct::detail::wide_value(c.d)); }, found_exact,
+        more_exact);
     std::vector<candidate> all;
     const auto before = [](const candidate& a, const candidate& b) {
         return quoct::detail::wide_less(a.d, b.d) || (!quoct::detail::wide_less(b.d, a.d) && a.id < b.id);

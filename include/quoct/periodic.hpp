@@ -277,11 +277,7 @@ struct periodic_near_box {
                 g = w < g ? w : g;
             }
             near += g * g;
-            // The farthest face beyond region's; NaN (both the same infinity) counts as 0.
-            const T below = region.lo[a] - lo, above = hi - region.hi[a];
-            T h = 0;
-            if (below > h) h = below;
-            if (above > h) h = above;
+            const T h = reach_beyond(region.lo[a], region.hi[a], lo, hi);  // the farthest face beyond region's
             far += h * h;
         }
         if (near > sure_out) return relation::outside;

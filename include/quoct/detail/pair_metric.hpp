@@ -40,6 +40,18 @@ struct has_base : std::false_type {};
 template <class I>
 struct has_base<I, std::void_t<decltype(std::declval<const I&>().base())>> : std::true_type {};
 
+/// How far [lo, hi] reaches beyond [region_lo, region_hi] on either side: 0 when it lies
+/// inside; NaN, from faces at the same infinity, counts as 0 too. The far bound of the pair
+/// searches' candidate shapes (near_box, periodic_near_box) on one axis.
+template <class T>
+T reach_beyond(T region_lo, T region_hi, T lo, T hi) noexcept {
+    const T below = region_lo - lo, above = hi - region_hi;
+    T h = 0;
+    if (below > h) h = below;
+    if (above > h) h = above;
+    return h;
+}
+
 /// The plain Euclidean pair metric: the core's distance_sq, and candidate regions as boxes.
 ///
 /// The pair-metric protocol (what pairs.hpp's searches call; docs/concepts.md, "the
@@ -82,12 +94,8 @@ struct euclidean_pair_metric {
                 if (b.hi[a] < region.lo[a]) g = region.lo[a] - b.hi[a];
                 else if (b.lo[a] > region.hi[a]) g = b.lo[a] - region.hi[a];
                 near += g * g;
-                // the largest: from b's farthest face beyond region's (0 when inside it;
-                // NaN, from faces at the same infinity, counts as 0 too)
-                const T below = region.lo[a] - b.lo[a], above = b.hi[a] - region.hi[a];
-                T h = 0;
-                if (below > h) h = below;
-                if (above > h) h = above;
+                // the largest: from b's farthest face beyond region's
+                const T h = reach_beyond(region.lo[a], region.hi[a], b.lo[a], b.hi[a]);
                 far += h * h;
             }
             if (near > sure_out) return relation::outside;
