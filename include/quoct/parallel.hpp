@@ -1,5 +1,5 @@
-// quoct: batch queries on std::threads, and the compressed-row table (CSR) they and the
-// pair searches (quoct/pairs.hpp) return. Optional header; standard library only.
+// quoct: batch queries on std::threads, answered as a compressed-row table (quoct::csr,
+// quoct/csr.hpp, which this header includes). Optional header; standard library only.
 //
 // Every function here works on any quoct index with const queries: quoct::orthtree,
 // quoct::dynamic_orthtree, quoct::periodic_index. The index is only read, so it must not
@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "csr.hpp"
 #include "detail/morton.hpp"
 #include "detail/query_shapes.hpp"
 #include "detail/threads.hpp"
@@ -20,40 +21,6 @@
 #include "orthtree.hpp"
 
 namespace quoct {
-
-/// One row of a csr table: a contiguous run of values.
-template <class V>
-struct csr_row {
-    const V* first = nullptr;  ///< the row's first value
-    const V* last = nullptr;   ///< one past its last value
-    /// The first value.
-    const V* begin() const noexcept { return first; }
-    /// Past the last value.
-    const V* end() const noexcept { return last; }
-    /// Number of values in the row.
-    std::size_t size() const noexcept { return static_cast<std::size_t>(last - first); }
-    /// True when the row has no values.
-    bool empty() const noexcept { return first == last; }
-    /// Value i of the row (unchecked).
-    const V& operator[](std::size_t i) const noexcept { return first[i]; }
-};
-
-/// Rows of values in compressed-row form, as SPH and MD codes consume neighbour lists:
-/// row i is values[offsets[i], offsets[i + 1]). offsets has rows() + 1 entries and
-/// starts at 0.
-template <class V>
-struct csr {
-    std::vector<std::size_t> offsets{0};  ///< row i is values[offsets[i], offsets[i + 1])
-    std::vector<V> values;                ///< every row's values, row after row
-
-    /// Number of rows.
-    std::size_t rows() const noexcept { return offsets.size() - 1; }
-    /// Row i (i < rows(), unchecked).
-    csr_row<V> row(std::size_t i) const noexcept {
-        return {values.data() + offsets[i], values.data() + offsets[i + 1]};
-    }
-};
-
 namespace detail {
 
 // The point a query is ordered by: a ball's centre, a box's middle, a point itself.
