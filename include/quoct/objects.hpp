@@ -486,8 +486,8 @@ public:
     std::vector<Id> nearest(const point_type& p, std::size_t k) const {
         std::vector<neighbor_type> found;
         nearest(p, k, found);
-        std::vector<Id> ids(found.size());
-        for (std::size_t i = 0; i < found.size(); ++i) ids[i] = found[i].id;
+        std::vector<Id> ids;
+        detail::ids_of(found, ids);
         return ids;
     }
 

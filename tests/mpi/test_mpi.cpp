@@ -357,6 +357,7 @@ TEST_CASE("distributed index: bad input on one rank throws on every rank, index 
     if (last) balls.push_back({{{1, 2, 3}}, -1.0});
     CHECK_THROWS_AS(index.query(balls), std::invalid_argument);
     CHECK_THROWS_AS(index.count(balls), std::invalid_argument);
+    CHECK_THROWS_AS(index.query_with_distances(balls), std::invalid_argument);
     std::vector<quoct::box<double, 3>> boxes{{{{0, 0, 0}}, {{1, 1, 1}}}};
     if (last) boxes.push_back({{{2, 0, 0}}, {{1, 1, 1}}});
     CHECK_THROWS_AS(index.query(boxes), std::invalid_argument);

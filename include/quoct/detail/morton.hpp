@@ -251,7 +251,7 @@ void sort_small(V* first, V* last) {
 /// The bits an id below `bound` needs (0 for a bound of 0 or 1), at most 64.
 inline unsigned id_bits(std::size_t bound) noexcept {
     unsigned bits = 0;
-    while (bits < 64 && bits < sizeof(std::size_t) * 8 && (std::size_t{1} << bits) < bound) ++bits;
+    while (bits < static_cast<unsigned>(std::numeric_limits<std::size_t>::digits) && (std::size_t{1} << bits) < bound) ++bits;
     return bits;
 }
 
