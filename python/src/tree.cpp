@@ -8,7 +8,7 @@ namespace {
 // The tree core of the type a file names, from a path or from bytes.
 py::object read_tree(const std::string& where, const std::string& type, const std::string* path, bool mapped,
                      const py::bytes* bytes) {
-    for (auto part : {&tree_f64_low_from, &tree_f64_high_from, &tree_f32_from}) {
+    for (auto part : {&tree_f64_low_from, &tree_f64_high_from, &tree_f32_low_from, &tree_f32_high_from}) {
         py::object out = part(type, path, mapped, bytes);
         if (out.ptr() != nullptr) return out;
     }
@@ -22,7 +22,8 @@ py::object read_tree(const std::string& where, const std::string& type, const st
 void bind_tree(py::module_& m) {
     bind_trees_f64_low(m);
     bind_trees_f64_high(m);
-    bind_trees_f32(m);
+    bind_trees_f32_low(m);
+    bind_trees_f32_high(m);
     m.def("tree_from_file", [](const std::string& path, bool mapped) {
         return read_tree(path, file_type(path), &path, mapped, nullptr);
     }, py::arg("path"), py::arg("mapped"));

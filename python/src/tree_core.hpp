@@ -417,10 +417,12 @@ py::object tree_among_from_bytes(const std::string& type, const py::bytes& b) {
 // Each translation unit's part: binds its trees; reads a file's tree if it is one of them.
 void bind_trees_f64_low(py::module_& m);
 void bind_trees_f64_high(py::module_& m);
-void bind_trees_f32(py::module_& m);
+void bind_trees_f32_low(py::module_& m);
+void bind_trees_f32_high(py::module_& m);
 py::object tree_f64_low_from(const std::string& type, const std::string* path, bool mapped, const py::bytes* bytes);
 py::object tree_f64_high_from(const std::string& type, const std::string* path, bool mapped, const py::bytes* bytes);
-py::object tree_f32_from(const std::string& type, const std::string* path, bool mapped, const py::bytes* bytes);
+py::object tree_f32_low_from(const std::string& type, const std::string* path, bool mapped, const py::bytes* bytes);
+py::object tree_f32_high_from(const std::string& type, const std::string* path, bool mapped, const py::bytes* bytes);
 
 }  // namespace quoct_py
 

@@ -1,11 +1,13 @@
-// Tests of quoct::mpi::distributed_orthtree, run by ctest under mpiexec on 1, 2, 3 and 4
-// ranks. Every rank makes the same global point set (fixed seeds) and passes its own
-// slice of it (some ranks none); every answer is gathered on rank 0 and compared there
-// with a brute-force loop over the gathered input, with the core's predicates.
+// The distributed index's tests (tests/mpi): what every test file shares. Every rank makes
+// the same global point set (fixed seeds) and passes its own slice of it (some ranks none);
+// every answer is gathered on rank 0 and compared there with a brute-force loop over the
+// gathered input, with the core's predicates.
 //
 // Checks use CHECK, never REQUIRE: a failed check must not skip the collective calls that
 // follow, or the other ranks would wait for ever.
-#define CATCH_CONFIG_RUNNER
+#ifndef QUOCT_TESTS_MPI_TEST_SUPPORT_HPP
+#define QUOCT_TESTS_MPI_TEST_SUPPORT_HPP
+
 #include <catch2/catch.hpp>
 
 #include <mpi.h>
@@ -20,16 +22,16 @@
 #include <utility>
 #include <vector>
 
-namespace {
+namespace quoct_mpi_test {
 
 using gid = std::uint64_t;
 
-int rank_here() {
+inline int rank_here() {
     int r = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &r);
     return r;
 }
-int ranks() {
+inline int ranks() {
     int p = 1;
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     return p;
@@ -68,8 +70,8 @@ struct config {
 };
 
 enum class shape { uniform, clustered, duplicates };
-const shape all_shapes[] = {shape::uniform, shape::clustered, shape::duplicates};
-const char* name_of(shape s) {
+inline constexpr shape all_shapes[] = {shape::uniform, shape::clustered, shape::duplicates};
+inline const char* name_of(shape s) {
     return s == shape::uniform ? "uniform" : s == shape::clustered ? "clustered" : "duplicates";
 }
 
@@ -98,7 +100,7 @@ std::vector<quoct::point<T, D>> global_points(shape s, std::size_t n) {
 }
 
 /// Rank r's slice of n points: uneven, and rank 1 empty when there are 3 ranks or more.
-std::pair<std::size_t, std::size_t> slice(std::size_t n) {
+inline std::pair<std::size_t, std::size_t> slice(std::size_t n) {
     const int p = ranks(), me = rank_here();
     std::vector<std::size_t> weight(static_cast<std::size_t>(p));
     std::size_t total = 0;
@@ -299,195 +301,6 @@ quoct::point<T, D> moved(gid id, quoct::point<T, D> p, int step) {
     return p;
 }
 
-}  // namespace
+}  // namespace quoct_mpi_test
 
-TEMPLATE_TEST_CASE("distributed index: partition, queries, nearest and pairs match brute force", "[mpi]",
-                   (config<float, 2>), (config<float, 3>), (config<double, 2>), (config<double, 3>)) {
-    using T = typename TestType::scalar;
-    constexpr std::size_t D = TestType::dim;
-    for (const shape s : all_shapes) {
-        INFO("data: " << name_of(s) << ", ranks: " << ranks());
-        const auto all = global_points<T, D>(s, 1200);
-        const quoct::mpi::distributed_orthtree<T, D> index(MPI_COMM_WORLD, my_slice(all));
-        check_partition(index, all);
-        check_queries(index, all, my_balls(all, 1));
-        check_queries(index, all, my_boxes(all, 2));
-        check_nearest(index, all, 1, 3);
-        check_nearest(index, all, 9, 4);
-        check_nearest(index, all, all.size() + 3, 5);
-        check_pairs(index, all, T(2.5));
-        check_pairs(index, all, T(0));  // equal points only
-    }
-}
-
-TEMPLATE_TEST_CASE("distributed index: update migrates points and keeps the balance", "[mpi]", (config<float, 2>),
-                   (config<double, 3>)) {
-    using T = typename TestType::scalar;
-    constexpr std::size_t D = TestType::dim;
-    for (const shape s : all_shapes) {
-        INFO("data: " << name_of(s) << ", ranks: " << ranks());
-        auto all = global_points<T, D>(s, 1000);
-        quoct::mpi::distributed_orthtree<T, D> index(MPI_COMM_WORLD, my_slice(all));
-        for (int step = 0; step < 5; ++step) {
-            INFO("step " << step);
-            std::vector<quoct::point<T, D>> next(index.owned_size());
-            for (std::size_t i = 0; i < next.size(); ++i) next[i] = moved(index.owned_ids()[i], index.owned_points()[i], step);
-            for (std::size_t i = 0; i < all.size(); ++i) all[i] = moved(static_cast<gid>(i), all[i], step);
-            index.update(next);
-            check_partition(index, all);
-            check_queries(index, all, my_balls(all, 10 + static_cast<unsigned>(step)));
-            check_nearest(index, all, 4, 20 + static_cast<unsigned>(step));
-            check_pairs(index, all, T(1.75));
-        }
-    }
-}
-
-TEST_CASE("distributed index: bad input on one rank throws on every rank, index unchanged", "[mpi]") {
-    using P = quoct::point<double, 3>;
-    const auto all = global_points<double, 3>(shape::uniform, 400);
-    const bool last = rank_here() == ranks() - 1;
-    auto mine = my_slice(all);
-    if (last) mine.push_back(P{{1, std::nan(""), 2}});
-    CHECK_THROWS_AS((quoct::mpi::distributed_octree<double>(MPI_COMM_WORLD, mine)), std::invalid_argument);
-    if (last) mine.pop_back();
-
-    quoct::mpi::distributed_octree<double> index(MPI_COMM_WORLD, mine);
-    const std::vector<gid> before = index.owned_ids();
-    std::vector<quoct::ball<double, 3>> balls{{{{1, 2, 3}}, 4.0}};
-    if (last) balls.push_back({{{1, 2, 3}}, -1.0});
-    CHECK_THROWS_AS(index.query(balls), std::invalid_argument);
-    CHECK_THROWS_AS(index.count(balls), std::invalid_argument);
-    CHECK_THROWS_AS(index.query_with_distances(balls), std::invalid_argument);
-    std::vector<quoct::box<double, 3>> boxes{{{{0, 0, 0}}, {{1, 1, 1}}}};
-    if (last) boxes.push_back({{{2, 0, 0}}, {{1, 1, 1}}});
-    CHECK_THROWS_AS(index.query(boxes), std::invalid_argument);
-    CHECK_THROWS_AS(index.nearest({P{{1, 2, 3}}}, last ? 0 : 3), std::invalid_argument);
-    CHECK_THROWS_AS(index.nearest({P{{1, 2, last ? INFINITY : 3.0}}}, 3), std::invalid_argument);
-    CHECK_THROWS_AS(index.neighbor_lists(last ? -1.0 : 1.0), std::invalid_argument);
-    if (ranks() > 1) CHECK_THROWS_AS(index.neighbor_lists(last ? 2.0 : 1.0), std::invalid_argument);
-    CHECK_THROWS_AS(index.for_each_pair_within(last ? std::nan("") : 1.0, [](gid, gid) {}), std::invalid_argument);
-    std::vector<P> wrong_size(index.owned_points());
-    if (last) wrong_size.push_back(P{{0, 0, 0}});
-    CHECK_THROWS_AS(index.update(wrong_size), std::invalid_argument);
-    std::vector<P> nan_move(index.owned_points());
-    if (last && !nan_move.empty()) nan_move[0][1] = std::nan("");
-    if (last && nan_move.empty()) nan_move.push_back(P{{0, 0, 0}});  // wrong size then: throws as well
-    CHECK_THROWS_AS(index.update(nan_move), std::invalid_argument);
-    // Unchanged: the same points, and answers still exact.
-    CHECK(index.owned_ids() == before);
-    check_partition(index, all);
-    check_queries(index, all, my_balls(all, 7));
-    check_pairs(index, all, 2.5);
-    // The message names the rank that failed.
-    try {
-        index.query(balls);
-    } catch (const std::invalid_argument& e) {
-        CHECK(std::string(e.what()).find("rank " + std::to_string(ranks() - 1)) != std::string::npos);
-    }
-}
-
-TEST_CASE("distributed index: empty index and fewer points than ranks", "[mpi]") {
-    using P = quoct::point<float, 2>;
-    for (const std::size_t n : {std::size_t{0}, std::size_t{2}, std::size_t{5}}) {
-        INFO("points: " << n);
-        const auto all = global_points<float, 2>(shape::uniform, n);
-        quoct::mpi::distributed_quadtree<float> index(MPI_COMM_WORLD, my_slice(all));
-        check_partition(index, all);
-        const std::vector<quoct::ball<float, 2>> balls{{{{10, 10}}, 100.0f}, {{{0, 0}}, 0.0f}};
-        const auto rows = index.query(balls);
-        CHECK(rows.rows() == 2);
-        CHECK(rows.row(0).size() == n);
-        const auto near = index.nearest({P{{3, 4}}}, 3);
-        CHECK(near.rows() == 1);
-        CHECK(near.row(0).size() == std::min<std::size_t>(3, n));
-        std::size_t pairs = 0;
-        index.for_each_pair_within(1000.0f, [&](gid, gid) { ++pairs; });
-        const std::vector<std::size_t> all_pairs = gather(std::vector<std::size_t>{pairs});
-        if (rank_here() == 0) {
-            std::size_t total = 0;
-            for (const std::size_t c : all_pairs) total += c;
-            CHECK(total == n * (n - (n != 0)) / 2);
-        }
-        std::vector<P> same(index.owned_points());
-        index.update(same);
-        check_partition(index, all);
-    }
-}
-
-int main(int argc, char** argv) {
-    MPI_Init(&argc, &argv);
-    int result = Catch::Session().run(argc, argv);
-    // Any rank's failure fails every rank's exit code, so mpiexec reports it whatever rank.
-    MPI_Allreduce(MPI_IN_PLACE, &result, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    MPI_Finalize();
-    return result;
-}
-
-TEMPLATE_TEST_CASE("distributed nearest is exact where squares overflow or underflow", "[mpi]", (config<float, 3>),
-                   (config<double, 2>)) {
-    // Coordinates near the top and the bottom of T's range, where squared distances
-    // overflow to infinity or underflow to 0 and so tie in T: the answer must still be the
-    // first k by the unbounded squares, as one orthtree over every point gives it.
-    using T = typename TestType::scalar;
-    constexpr std::size_t D = TestType::dim;
-    const T huge = std::is_same<T, float>::value ? T(1e30) : T(1e200);
-    const T tiny = std::is_same<T, float>::value ? T(1e-30) : T(1e-200);
-    // Where squares become subnormal: rounded to a few bits, so a nearer point's rounded
-    // square can exceed a farther one's.
-    const T partial = std::ldexp(T(1), std::is_same<T, float>::value ? -67 : -537);
-    std::mt19937_64 rng(51);  // the same sequence on every rank
-    const auto integer = [&rng] { return static_cast<T>(static_cast<int>(rng() % 81) - 40); };
-    std::vector<quoct::point<T, D>> all(800);
-    for (std::size_t i = 0; i < all.size(); ++i) {
-        const T scale = i % 4 == 0 ? huge : i % 4 == 1 ? T(1) : i % 4 == 2 ? tiny : partial;
-        for (std::size_t a = 0; a < D; ++a)
-            all[i][a] = i % 4 == 3 ? (integer() + static_cast<T>(rng() % 1024) / 1024) * scale : integer() * scale;
-    }
-    all[7] = all[1];  // a duplicate
-    const quoct::mpi::distributed_orthtree<T, D> index(MPI_COMM_WORLD, my_slice(all));
-    const quoct::orthtree<T, D> oracle(all);
-    std::vector<quoct::point<T, D>> queries = {quoct::point<T, D>{}, all[0], all[1], all[2]};
-    for (int i = 0; i < 9; ++i) {
-        quoct::point<T, D> p;
-        for (std::size_t a = 0; a < D; ++a) p[a] = integer() * (i % 3 == 0 ? huge : i % 3 == 1 ? tiny : partial);
-        queries.push_back(p);
-    }
-    for (const std::size_t k : {std::size_t{1}, std::size_t{5}, std::size_t{60}}) {
-        INFO("k " << k << ", ranks " << ranks());
-        const auto rows = index.nearest(queries, k);  // every rank asks the same queries
-        REQUIRE(rows.rows() == queries.size());
-        std::size_t wrong = 0;
-        for (std::size_t q = 0; q < queries.size(); ++q) {
-            std::vector<quoct::neighbor<T, std::uint32_t>> want;
-            oracle.nearest(queries[q], k, want);
-            bool same = rows.row(q).size() == want.size();
-            for (std::size_t i = 0; same && i < want.size(); ++i)
-                same = rows.row(q)[i].id == want[i].id && rows.row(q)[i].distance_sq == want[i].distance_sq;
-            wrong += !same;
-        }
-        CHECK(wrong == 0);
-    }
-}
-
-TEST_CASE("distributed nearest: a nearer point whose rounded square is larger, on another rank", "[mpi]") {
-    // Y's squared distance from the origin is 1.3 * 2^-1074 and X's 1.2 * 2^-1074: X is
-    // nearer, but in double Y's rounds to one subnormal step and X's to two. Rank 0 gives Y
-    // and the last rank X (one rank: both); the answer must be X, as one orthtree gives it.
-    using P = quoct::point<double, 2>;
-    const double y = std::sqrt(1.3) * std::ldexp(1.0, -537), x = std::sqrt(0.6) * std::ldexp(1.0, -537);
-    const std::vector<P> all = {P{{y, 0}}, P{{x, x}}};
-    std::vector<P> mine;
-    if (rank_here() == 0) mine.push_back(all[0]);
-    if (rank_here() == ranks() - 1) mine.push_back(all[1]);
-    const quoct::mpi::distributed_orthtree<double, 2> index(MPI_COMM_WORLD, mine);
-    REQUIRE(quoct::distance_sq(all[0], P{}) < quoct::distance_sq(all[1], P{}));  // the rounded squares disagree
-    const auto rows = index.nearest({P{}}, 1);
-    std::vector<quoct::neighbor<double, std::uint32_t>> want;
-    quoct::orthtree<double, 2>(all).nearest(P{}, 1, want);
-    REQUIRE(want.size() == 1);
-    CHECK(want[0].id == 1);
-    REQUIRE(rows.row(0).size() == 1);
-    CHECK(rows.row(0)[0].id == want[0].id);
-    CHECK(rows.row(0)[0].distance_sq == want[0].distance_sq);
-}
-
+#endif  // QUOCT_TESTS_MPI_TEST_SUPPORT_HPP
