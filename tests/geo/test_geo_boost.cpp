@@ -85,7 +85,7 @@ inline bool unwrap_plain(multi_polygon& mp) {
     for (auto& p : mp) moved = unwrap_plain(p) || moved;
     return moved;
 }
-inline bool unwrap_plain(ring& r) {
+[[maybe_unused]] inline bool unwrap_plain(ring& r) {
     double lo, hi;
     return unwrap_ring_plain(r, 0, lo, hi);
 }
