@@ -328,12 +328,19 @@ public:
                  std::to_string(file_format_version) + ")");
         if (version == 0) fail("damaged: format version 0");
         if (!table) return;
-        check_size(load_u64(h + 16), size, path);
+        // The header's checksum before its size: a damaged size field is reported as damage,
+        // not as a file cut short. Only where the table runs past the file's end is the
+        // size all there is to go by.
+        const std::uint64_t claimed = load_u64(h + 16);
         const std::uint64_t count = load_u32(h + 24);
-        if (count > (size - file_header) / file_entry) fail("damaged: the section table runs past the file");
+        if (count > (size - file_header) / file_entry) {
+            if (claimed > size && (claimed - file_header) / file_entry >= count) check_size(claimed, size, path);
+            fail("damaged: the section table runs past the file");
+        }
         const std::size_t table_end = file_header + file_entry * static_cast<std::size_t>(count);
         if (file_writer::header_checksum(h, table_end) != load_u64(h + file_checksum_at))
             fail("damaged: checksum mismatch in the header or section table");
+        check_size(claimed, size, path);
     }
     static std::string type_of(const unsigned char* h) { return padded_text(h + 40, file_type); }
 
@@ -735,7 +742,8 @@ inline std::shared_ptr<file_buffer> read_file(const std::string& path) {
     const long end = std::ftell(f.get());
     if (end < 0) throw file_error(path, "cannot tell its size: " + errno_text(errno));
     const auto size = static_cast<std::uint64_t>(end);
-    file_reader::check_size(load_u64(buf->data() + 16), size, path);
+    // A size that differs from the header's is judged (cut short, or a damaged header) once
+    // the table is read, by check_head; the allocation is the file's real size.
     if (size > std::numeric_limits<std::size_t>::max() / 2) throw file_error(path, "too large for this machine");
     buf->resize(static_cast<std::size_t>(size));
     if (std::fseek(f.get(), 0, SEEK_SET) != 0) throw file_error(path, "cannot seek: " + errno_text(errno));
@@ -998,16 +1006,16 @@ inline file_info read_file_info(const std::string& path) {
     if (std::fseek(f.get(), 0, SEEK_END) != 0) throw file_error(path, "cannot seek: " + detail::errno_text(errno));
     const long end = std::ftell(f.get());
     const auto size = static_cast<std::uint64_t>(end < 0 ? 0 : end);
-    detail::file_reader::check_size(detail::load_u64(head.data() + 16), size, path);
-    if (count > (size - detail::file_header) / detail::file_entry)
-        throw file_error(path, "damaged: the section table runs past the file");
-    head.resize(detail::file_header + detail::file_entry * count);
-    if (std::fseek(f.get(), static_cast<long>(detail::file_header), SEEK_SET) != 0 ||
-        std::fread(head.data() + detail::file_header, 1, head.size() - detail::file_header, f.get()) !=
-            head.size() - detail::file_header)
-        throw file_error(path, "cannot read: " + detail::errno_text(errno));
-    if (detail::file_writer::header_checksum(head.data(), head.size()) != detail::load_u64(head.data() + detail::file_checksum_at))
-        throw file_error(path, "damaged: checksum mismatch in the header or section table");
+    if (size >= detail::file_header && count <= (size - detail::file_header) / detail::file_entry) {
+        // The table lies inside the file: read it, so that check_head judges its checksum
+        // before the size (a damaged header is not reported as a file cut short).
+        head.resize(detail::file_header + detail::file_entry * count);
+        if (std::fseek(f.get(), static_cast<long>(detail::file_header), SEEK_SET) != 0 ||
+            std::fread(head.data() + detail::file_header, 1, head.size() - detail::file_header, f.get()) !=
+                head.size() - detail::file_header)
+            throw file_error(path, "cannot read: " + detail::errno_text(errno));
+    }
+    detail::file_reader::check_head(head.data(), static_cast<std::size_t>(size), path, true);
     return detail::info_of(head.data(), head.size());
 }
 

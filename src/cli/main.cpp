@@ -282,11 +282,11 @@ struct input {
 };
 
 /// Reads FILE ("" for the default file, "-" for standard input). An index file, recognised by
-/// its first bytes (a regular file or standard input), is opened (mapped: nothing is parsed or
-/// built) or, with `verify`, loaded with every checksum checked; the column options are not
-/// used. A points file is read with them, skipped rows reported on stderr, and not indexed.
-/// Throws io::parse_error and quoct::file_error.
-input read_input(const common& c, const std::string& path, bool verify = false) {
+/// its first bytes (a regular file or standard input), is opened mapped (nothing is parsed or
+/// built) with every checksum verified: no subcommand prints a byte it has not checked. The
+/// column options are not used then. A points file is read with them, skipped rows reported
+/// on stderr, and not indexed. Throws io::parse_error and quoct::file_error.
+input read_input(const common& c, const std::string& path) {
     const std::string file = path.empty() ? default_file() : path;
     io::read_options options;
     options.lon_column = c.lon_column;
@@ -308,7 +308,7 @@ input read_input(const common& c, const std::string& path, bool verify = false) 
             in.table = read_points_text(std::move(text), options, c);
         }
     } else if (io::is_index_file(file)) {
-        in.index = verify ? quoct::load<io::location_index>(file) : quoct::open<io::location_index>(file);
+        in.index = quoct::open<io::location_index>(file, quoct::open_options{true});
     } else {
         struct stat st {};
         const bool progress = ::isatty(STDERR_FILENO) && ::stat(file.c_str(), &st) == 0 && st.st_size > (1 << 20);
@@ -812,10 +812,10 @@ void describe(std::ostream& out, const std::string& file, const std::string& typ
         << io::shortest_decimal(lo.lat) << ", " << io::shortest_decimal(hi.lat) << "]\n";
 }
 
-/// The index subcommand: FILE indexed (or, an index file, loaded with every checksum checked),
-/// written to -o when given, and described.
+/// The index subcommand: FILE indexed (or, an index file, opened with every checksum checked
+/// as by every subcommand), written to -o when given, and described.
 int run_index(const common& c, const query& q) {
-    input in = read_input(c, c.file, true);
+    input in = read_input(c, c.file);
     const bool was_index = in.index.has_value();
     const io::location_index x = indexed(in);
     clear_progress();

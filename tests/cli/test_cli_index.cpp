@@ -261,7 +261,8 @@ TEST_CASE("cli index: cut, damaged and foreign index files fail with the path an
     write_bytes(bad, flipped);
     CHECK(error_of(query) == result{1, "quoct: error: " + bad + ": damaged: checksum mismatch in the header or section table"});
 
-    // A field's end moved past the text: the header is intact, opening checks the bounds.
+    // A field's end moved past the text, its checksum not mended: the command verifies the
+    // checksums; the library's open, which does not, checks the bounds.
     const quoct::file_info info = quoct::read_file_info(index);
     std::string forged = good;
     for (const quoct::file_section& s : info.sections)
@@ -271,7 +272,10 @@ TEST_CASE("cli index: cut, damaged and foreign index files fail with the path an
             std::memcpy(&forged[s.offset + s.bytes - 4], &far, 4);
         }
     write_bytes(bad, forged);
-    CHECK(error_of(query) == result{1, "quoct: error: " + bad + ": damaged: table.values has a string past its text"});
+    CHECK(error_of(query) ==
+          result{1, "quoct: error: " + bad + ": damaged: checksum mismatch in section 'table.values_ends'"});
+    CHECK_THROWS_WITH(quoct::open<io::location_index>(bad),
+                      "quoct: " + bad + ": damaged: table.values has a string past its text");
     // A changed byte of text: quoct index checks every checksum.
     std::string text_changed = good;
     for (const quoct::file_section& s : info.sections)
@@ -294,6 +298,64 @@ TEST_CASE("cli index: cut, damaged and foreign index files fail with the path an
     CHECK(error_of("near --lon 0 --lat 0 --k 1 - < " + quoted(bad)).second.rfind("quoct: error: stdin: truncated", 0) == 0);
     // A failed write leaves no file.
     CHECK(error_of("index " + quoted(source) + " --on-bad-row skip -o /nonexistent/dir/x.quoct").first == 1);
+}
+
+TEST_CASE("cli index: a byte changed anywhere in an index file is an error in every subcommand, never an answer",
+          "[cli][cli_index]") {
+    const std::string source = quoct_test::temp_path("flip.geojson"), index = quoct_test::temp_path("flip.quoct");
+    write_bytes(source, rich_geojson);
+    REQUIRE(quoct_test::run_cli("index --on-bad-row skip " + quoted(source) + " -o " + quoted(index)).status == 0);
+    const std::string good = quoct_test::file_text(index);
+    const std::string bad = quoct_test::temp_path("flipped.quoct");
+    const std::string square = quoct_test::temp_path("flip_square.geojson");
+    write_bytes(square, R"({"type":"FeatureCollection","features":[{"type":"Feature","properties":{"n":1},)"
+                        R"("geometry":{"type":"Polygon","coordinates":[[[0,40],[10,40],[10,50],[0,50],[0,40]]]}}]})");
+    const std::string svg = quoct_test::temp_path("flip.svg");
+    // Every subcommand that reads FILE, and near's --centers.
+    const std::vector<std::string> commands{
+        "near --lon 2.35 --lat 48.86 --km 20000 " + quoted(bad),
+        "near --lon 2.35 --lat 48.86 --k 3 --format geojson " + quoted(bad),
+        "box --west -180 --south -90 --east 180 --north 90 --format csv " + quoted(bad),
+        "polygon --wkt 'POLYGON((-180 -90, 180 -90, 180 90, -180 90, -180 -90))' " + quoted(bad),
+        "join --polygons " + quoted(square) + " " + quoted(bad),
+        "svg --lon 2.35 --lat 48.86 --km 500 -o " + quoted(svg) + " " + quoted(bad),
+        "index " + quoted(bad),
+        "near --km 100 --centers " + quoted(bad) + " " + quoted(index),
+    };
+    // The good file answers every one of them.
+    write_bytes(bad, good);
+    for (const std::string& command : commands) {
+        INFO(command);
+        CHECK(quoct_test::run_cli(command).status == 0);
+    }
+    // One byte changed in the middle of each section, and in the header's size, section count
+    // and type fields and in the section table.
+    const quoct::file_info info = quoct::read_file_info(index);
+    std::vector<std::pair<std::string, std::size_t>> places{
+        {"header: size", 16}, {"header: section count", 24}, {"header: type", 40}, {"section table", 128 + 40}};
+    for (const quoct::file_section& section : info.sections)
+        if (section.bytes > 0) places.emplace_back("section " + section.name, section.offset + section.bytes / 2);
+    REQUIRE(places.size() > 10);
+    for (const auto& [where, at] : places) {
+        std::string flipped = good;
+        flipped[at] = static_cast<char>(flipped[at] ^ 0x10);
+        write_bytes(bad, flipped);
+        for (const std::string& command : commands) {
+            INFO(where << " (byte " << at << "): quoct " << command);
+            const std::string err = quoct_test::temp_path("flip_stderr.txt");
+            const quoct_test::cli_result r = quoct_test::run_cli(command, err);
+            CHECK(r.status == 1);
+            CHECK(r.out.empty());
+            CHECK(quoct_test::file_text(err).rfind("quoct: error: " + bad + ": damaged: ", 0) == 0);
+        }
+        // Through standard input too.
+        const std::string err = quoct_test::temp_path("flip_stderr.txt");
+        const quoct_test::cli_result r = quoct_test::run_cli("box --west -180 --south -90 --east 180 --north 90 - < " + quoted(bad), err);
+        INFO(where << ", standard input");
+        CHECK(r.status == 1);
+        CHECK(r.out.empty());
+        CHECK(quoct_test::file_text(err).rfind("quoct: error: stdin: damaged: ", 0) == 0);
+    }
 }
 
 #endif  // QUOCT_CLI
