@@ -1032,7 +1032,7 @@ int run(const CLI::App* used, const commands& cmd, const common& c, const query&
 }  // namespace
 
 int main(int argc, char** argv) {
-    CLI::App app{"quoct: query lon/lat points (CSV or GeoJSON) with a quoct geographic index"};
+    CLI::App app{"quoct: query lon/lat points (CSV or GeoJSON) with a quoct geographic index", "quoct"};
     app.require_subcommand(1);
     app.footer(rules_footer);
     common c;

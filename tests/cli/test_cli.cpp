@@ -114,6 +114,13 @@ TEST_CASE("cli: box across the antimeridian and polygon match brute force and Bo
     CHECK(got == expected);
 }
 
+TEST_CASE("cli: --help names the command quoct, not the path it was run by", "[cli]") {
+    const auto help = run_quoct("--help");
+    CHECK(help.status == 0);
+    CHECK(help.out.find("Usage: quoct [OPTIONS] SUBCOMMAND") != std::string::npos);
+    CHECK(help.out.find(QUOCT_CLI) == std::string::npos);
+}
+
 TEST_CASE("cli: bad arguments, missing files, invalid WKT and bad rows fail with a message", "[cli]") {
     const std::string err = temp_path("stderr.txt");
     CHECK(run_quoct("").status != 0);
