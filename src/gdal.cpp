@@ -136,10 +136,11 @@ opened_layer open_layer(const std::string& path, const std::string& name, const 
     }
     GDALDatasetH ds = out.dataset.get();
     const int layers = GDALDatasetGetLayerCount(ds);
+    const std::string how = source.layer_option.empty() ? "" : " (" + source.layer_option + ")";
     if (!source.layer.empty()) {
         out.layer = GDALDatasetGetLayerByName(ds, source.layer.c_str());
         if (out.layer == nullptr)
-            throw parse_error(name, 0, "no layer '" + source.layer + "' (--layer); the layers are " +
+            throw parse_error(name, 0, "no layer '" + source.layer + "'" + how + "; the layers are " +
                                            (layers == 0 ? std::string("none") : layer_names(ds)));
     } else if (layers == 1) {
         out.layer = GDALDatasetGetLayer(ds, 0);
@@ -147,7 +148,7 @@ opened_layer open_layer(const std::string& path, const std::string& name, const 
         throw parse_error(name, 0, "has no vector layer");
     } else {
         throw parse_error(name, 0, "holds " + std::to_string(layers) + " layers (" + layer_names(ds) +
-                                       "); name one (--layer)");
+                                       "); name one" + how);
     }
     srs_ptr from;
     if (!source.source_srs.empty()) {

@@ -180,10 +180,12 @@ std::string cause_of(const quoct::file_error& e) {
 
 /// GDAL's view of the source options (--layer, --s-srs and their --polygon- forms).
 #ifdef QUOCT_WITH_GDAL
-io::gdal::source_options gdal_source(const std::string& layer, const std::string& s_srs) {
+/// `prefix`: "" for FILE's options, "polygon-" for --polygons'.
+io::gdal::source_options gdal_source(const std::string& layer, const std::string& s_srs, const char* prefix = "") {
     io::gdal::source_options source;
     source.layer = layer;
     source.source_srs = s_srs;
+    source.layer_option = std::string("--") + prefix + "layer";
     return source;
 }
 #endif
@@ -844,7 +846,7 @@ io::polygon_layer read_layer(const join_args& j) {
         if (std::cin.bad()) throw io::parse_error("stdin", 0, "cannot read the input");
 #ifdef QUOCT_WITH_GDAL
         if (!io::binary_kind(text.data(), std::min<std::size_t>(text.size(), 512)).empty())
-            return gdal().read_polygon_layer_bytes(text, "stdin", gdal_source(j.layer, j.s_srs));
+            return gdal().read_polygon_layer_bytes(text, "stdin", gdal_source(j.layer, j.s_srs, "polygon-"));
 #endif
         no_gdal_options(j.layer, j.s_srs, "stdin", "polygon-");
         std::istringstream in(std::move(text));
@@ -853,9 +855,9 @@ io::polygon_layer read_layer(const join_args& j) {
 #ifdef QUOCT_WITH_GDAL
     // Through GDAL: a source quoct does not read itself, or GeoJSON whose CRS is given.
     const std::string through_gdal = gdal_path(path);
-    if (!through_gdal.empty()) return gdal().read_polygon_layer(through_gdal, gdal_source(j.layer, j.s_srs));
+    if (!through_gdal.empty()) return gdal().read_polygon_layer(through_gdal, gdal_source(j.layer, j.s_srs, "polygon-"));
     if (!j.s_srs.empty() && gdal().identify(path) == "GeoJSON")
-        return gdal().read_polygon_layer(path, gdal_source(j.layer, j.s_srs));
+        return gdal().read_polygon_layer(path, gdal_source(j.layer, j.s_srs, "polygon-"));
 #endif
     no_gdal_options(j.layer, j.s_srs, path, "polygon-");
     std::ifstream in(path, std::ios::binary);
@@ -868,7 +870,7 @@ io::polygon_layer read_layer(const join_args& j) {
         return io::read_geojson_polygon_layer(in, path);
     } catch (const io::parse_error& e) {
         if (!refuses_crs(e)) throw;
-        return gdal().read_polygon_layer(path, gdal_source(j.layer, j.s_srs));
+        return gdal().read_polygon_layer(path, gdal_source(j.layer, j.s_srs, "polygon-"));
     }
 #else
     return io::read_geojson_polygon_layer(in, path);

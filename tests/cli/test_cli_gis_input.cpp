@@ -10,6 +10,8 @@
 
 #include <quoct/io/csv.hpp>
 
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -118,5 +120,26 @@ TEST_CASE("cli gis input: polygon vertices off the globe are a data error naming
     CHECK(error_of(R"(polygon --geojson '{"type":"Polygon","coordinates":[[[0,0],[10,0],[10,-91],[0,0]]]}')") ==
           result{1, "quoct: error: --geojson: invalid polygon: vertex (10, -91) has a latitude outside [-90, 90]\n"});
 }
+
+#ifdef QUOCT_CLI_GDAL
+TEST_CASE("cli gis input: errors about a layer name the option that chooses it", "[cli][gis_input]") {
+    // A GeoPackage of two layers, made by GDAL's own ogr2ogr.
+    const std::string two = quoct_test::temp_path("two_layers_cli.gpkg");
+    std::remove(two.c_str());
+    const std::string countries = std::string(QUOCT_DATA_DIR) + "/countries_110m.geojson";
+    REQUIRE(std::system(("ogr2ogr -f GPKG -nln areas '" + two + "' '" + countries + "'").c_str()) == 0);
+    REQUIRE(std::system(("ogr2ogr -f GPKG -update -nln more '" + two + "' '" + countries + "'").c_str()) == 0);
+    const std::string cities = "'" + std::string(QUOCT_DATA_DIR) + "/cities.csv'";
+    const std::string layers = "'areas', 'more'";
+    CHECK(error_of("join --polygons '" + two + "' " + cities) ==
+          result{1, "quoct: error: " + two + ": holds 2 layers (" + layers + "); name one (--polygon-layer)\n"});
+    CHECK(error_of("join --polygons '" + two + "' --polygon-layer nope " + cities) ==
+          result{1, "quoct: error: " + two + ": no layer 'nope' (--polygon-layer); the layers are " + layers + "\n"});
+    CHECK(run_cli("join --count --polygons '" + two + "' --polygon-layer more " + cities).status == 0);
+    // FILE's own option for FILE.
+    CHECK(error_of("near --lon 0 --lat 0 --k 1 --layer nope '" + two + "'") ==
+          result{1, "quoct: error: " + two + ": no layer 'nope' (--layer); the layers are " + layers + "\n"});
+}
+#endif
 
 #endif  // QUOCT_CLI

@@ -70,6 +70,9 @@ struct source_options {
     /// The CRS of the coordinates, overriding the layer's: "EPSG:3857", WKT, a PROJ string;
     /// "" for the layer's own (or WGS 84 lon/lat when the layer declares none).
     std::string source_srs;
+    /// How the caller's users choose the layer, named in the errors about it (a command
+    /// passes its option, as "--polygon-layer"); "" names nothing.
+    std::string layer_option;
 };
 
 /// GDAL's short name of the vector driver that recognises `path` by its content (and, for
