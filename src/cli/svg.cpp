@@ -63,8 +63,46 @@ geo::lonlat destination(double lon, double lat, double metres, double bearing) {
     return {out_lon, phi2 * 180 / geo::pi};
 }
 
+// The pole a circle holds: +1 the north pole, -1 the south pole, 0 neither (the north one
+// when it holds both: its outline then bounds the south cap).
+int pole_held(const svg_shape& s) {
+    const double arc = s.metres / geo::earth_radius * 180 / geo::pi;  // the radius in degrees of arc
+    if (90 - s.lat <= arc) return 1;
+    if (s.lat + 90 <= arc) return -1;
+    return 0;
+}
+
+// The outline of a circle that holds a pole, as the region it covers on the map: every
+// meridian from s.lon - 180 to s.lon + 180 meets its edge once, so the edge is drawn west to
+// east across the whole map and closed along the pole's line.
+std::vector<geo::lonlat> polar_ring(const svg_shape& s, int pole) {
+    const double west = s.lon - 180, east = s.lon + 180;
+    std::vector<geo::lonlat> ring;
+    if (std::abs(s.lat) == 90) {  // bearings mean nothing at the pole: the edge is a parallel
+        const double lat = std::max(-90.0, std::min(90.0, pole * (90 - s.metres / geo::earth_radius * 180 / geo::pi)));
+        for (int i = 0; i <= 96; ++i) ring.push_back({west + 360.0 * i / 96, lat});
+    } else {
+        for (int i = 0; i < 96; ++i) {
+            geo::lonlat p = destination(s.lon, s.lat, s.metres, 2 * geo::pi * i / 96);
+            p.lon = west + std::fmod(std::fmod(p.lon - west, 360) + 360, 360);  // in [west, east)
+            ring.push_back(p);
+        }
+        std::sort(ring.begin(), ring.end(), [](const geo::lonlat& a, const geo::lonlat& b) { return a.lon < b.lon; });
+        // The edge where it crosses the map's sides, between its last point and its first.
+        const geo::lonlat a = ring.back(), b{ring.front().lon + 360, ring.front().lat};
+        const double t = b.lon > a.lon ? (east - a.lon) / (b.lon - a.lon) : 0;
+        const double lat = a.lat + t * (b.lat - a.lat);
+        ring.insert(ring.begin(), {west, lat});
+        ring.push_back({east, lat});
+    }
+    ring.push_back({east, 90.0 * pole});
+    ring.push_back({west, 90.0 * pole});
+    return ring;
+}
+
 // The circle's outline as a ring of lon/lat points (not wrapped at the antimeridian).
 std::vector<geo::lonlat> circle_ring(const svg_shape& s) {
+    if (const int pole = pole_held(s)) return polar_ring(s, pole);
     std::vector<geo::lonlat> ring;
     for (int i = 0; i <= 96; ++i) {
         geo::lonlat p = destination(s.lon, s.lat, s.metres, 2 * geo::pi * i / 96);

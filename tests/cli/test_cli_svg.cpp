@@ -106,6 +106,10 @@ TEST_CASE("quoct svg: README examples, lon 180 and the poles drawn where the que
     }
     check_picture("--lon 180 --lat -17 --km 300", "near --lon 180 --lat -17 --km 300");
     check_picture("--lon -179.9 --lat 65 --km 500", "near --lon -179.9 --lat 65 --km 500");
+    // Circles that hold a pole: centred on it, near it, and reaching over it.
+    for (const char* circle : {"--lon 0 --lat 90 --km 2500", "--lon 0 --lat -90 --km 3000", "--lon 45 --lat 89.9 --km 50",
+                               "--lon 45 --lat 89.9 --km 1500", "--lon -120 --lat -75 --km 2500"})
+        check_picture(circle, std::string("near ") + circle);
 }
 
 TEST_CASE("quoct svg: a map with land, graticule, lon 180, scale, labels; cells on request", "[cli][svg]") {
