@@ -498,7 +498,9 @@ void add_output(CLI::App& sub, common& c, query& q) {
                                             "standard output");
 }
 
-/// The output format named by a file's extension, or table.
+/// The output format named by a file's extension, or table. An extension of a GIS format
+/// quoct does not write (a Shapefile, KML, ...) is a usage error rather than a text table
+/// under that name.
 std::string format_by_extension(const std::string& path) {
     std::string ext = std::filesystem::path(path).extension().string();
     std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
@@ -506,6 +508,14 @@ std::string format_by_extension(const std::string& path) {
     if (ext == ".geojson" || ext == ".json") return "geojson";
     if (ext == ".gpkg") return "gpkg";
     if (ext == ".fgb") return "fgb";
+    static const char* const gis[] = {".shp", ".shx", ".dbf", ".zip", ".kml", ".kmz", ".gml", ".gpx", ".gdb", ".tab",
+                                      ".mif", ".sqlite", ".dxf", ".parquet", ".arrow", ".xlsx", ".ods", ".osm",
+                                      ".pbf", ".topojson", ".mbtiles", ".pmtiles", ".geojsonl", ".geojsons", ".jml"};
+    for (const char* g : gis)
+        if (ext == g)
+            throw usage_error("-o " + path + ": quoct does not write " + ext.substr(1) +
+                              " files; it writes .csv, .geojson, .json" + (with_gdal ? ", .gpkg and .fgb" : "") +
+                              " (--format table writes a text table to any name)");
     return "table";
 }
 

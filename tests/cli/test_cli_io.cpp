@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -35,6 +36,12 @@ io::csv_table parse_csv(const std::string& text) {
     std::istringstream in(text);
     return io::read_csv(in, "stdout");
 }
+
+#ifdef QUOCT_CLI_GDAL
+#define CLI_GDAL_WRITES ", .gpkg and .fgb"
+#else
+#define CLI_GDAL_WRITES ""
+#endif
 
 // The first line of stderr of `quoct args`, and its exit code.
 std::pair<int, std::string> error_of(const std::string& args) {
@@ -155,6 +162,35 @@ TEST_CASE("cli io: exit codes are 0 for answers and help, 1 for data errors, 2 f
     const points_file p;
     CHECK(error_of("near --lon 0 --lat 0 --k 1 --lon-column lat '" + p.path + "'") ==
           std::pair<int, std::string>{2, "quoct: error: --lon-column and --lat-column are both 'lat'; give two different columns"});
+}
+
+TEST_CASE("cli io: -o with the extension of a GIS format quoct does not write is refused, nothing written",
+          "[cli][cli_io]") {
+    const std::string written = CLI_GDAL_WRITES;
+    const auto lower = [](std::string t) {
+        for (char& ch : t) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        return t;
+    };
+    for (const char* ext : {"shp", "kml", "SHP", "gpx", "parquet"}) {
+        const std::string out = temp_path(std::string("out.") + ext);
+        INFO(out);
+        for (const std::string& command : {std::string("near --lon 2.35 --lat 48.85 --k 3"),
+                                           std::string("box --west 0 --south 40 --east 10 --north 50")}) {
+            const auto e = error_of(command + " -o '" + out + "'");
+            CHECK(e.first == 2);
+            CHECK(e.second == "quoct: error: -o " + out + ": quoct does not write " + lower(ext) +
+                                  " files; it writes .csv, .geojson, .json" + written +
+                                  " (--format table writes a text table to any name)");
+            CHECK(!std::filesystem::exists(out));
+        }
+        // Asked for by name, a text table goes to any file name.
+        CHECK(run_cli("near --lon 2.35 --lat 48.85 --k 3 --format table -o '" + out + "'").status == 0);
+        CHECK(file_text(out).rfind("name", 0) == 0);
+    }
+    // Other names hold a text table, as before.
+    const std::string txt = temp_path("out.txt");
+    CHECK(run_cli("near --lon 2.35 --lat 48.85 --k 3 -o '" + txt + "'").status == 0);
+    CHECK(file_text(txt).rfind("name", 0) == 0);
 }
 
 TEST_CASE("cli io: --help documents the longitude rules", "[cli][cli_io]") {
