@@ -312,7 +312,12 @@ std::string point_of(OGRGeometryH g, OGRCoordinateTransformationH to_wgs84, geo:
     if (to_wgs84 != nullptr && !OCTTransform(to_wgs84, 1, &x, &y, has_z ? &z : nullptr))
         return "cannot be reprojected to WGS 84 (" + shortest_decimal(OGR_G_GetX(g, 0)) + ", " +
                shortest_decimal(OGR_G_GetY(g, 0)) + ")";
-    if (!(x >= -180 && x <= 180)) return "longitude " + shortest_decimal(x) + " is not in [-180, 180]";
+    if (!(x >= -180 && x <= 180))
+        return "longitude " + shortest_decimal(x) + " is not in [-180, 180]" +
+               (to_wgs84 == nullptr && std::fabs(x) > 360
+                    ? "; it looks like a projected coordinate (metres, not degrees) in a layer that declares no CRS: "
+                      "give its CRS (the quoct command's --s-srs; source_options::source_srs)"
+                    : "");
     if (!(y >= -90 && y <= 90)) return "latitude " + shortest_decimal(y) + " is not in [-90, 90]";
     where = {x, y};
     altitude = has_z ? z : std::numeric_limits<double>::quiet_NaN();

@@ -56,7 +56,11 @@ private:
 std::string range_problem(double value, double limit) {
     if (value >= -limit && value <= limit) return {};
     const std::string bound = limit == 90 ? "90" : "180";
-    return shortest_decimal(value) + " is not in [-" + bound + ", " + bound + "]";
+    std::string message = shortest_decimal(value) + " is not in [-" + bound + ", " + bound + "]";
+    if (std::fabs(value) > 360)  // no longitude or latitude written in degrees is this large
+        message += "; it looks like a projected coordinate (metres, not degrees): read the file with its CRS "
+                   "(the quoct command's --s-srs; io::gdal::source_options::source_srs)";
+    return message;
 }
 
 // Number of characters a UTF-8 string shows as: its bytes less the continuation bytes.

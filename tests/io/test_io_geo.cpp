@@ -88,7 +88,10 @@ TEST_CASE("geo io: CSV locations keep every other column, UTF-8 and quotes intac
 
     io::read_options options;
     options.lon_column = "pop";  // a column of numbers outside [-180, 180]
-    CHECK(failure([&] { from_csv(sample, options); }) == "t.csv:2: column 'pop': 172565 is not in [-180, 180]");
+    // A value no coordinate in degrees can have gets the hint that the file is projected.
+    CHECK(failure([&] { from_csv(sample, options); }) ==
+          "t.csv:2: column 'pop': 172565 is not in [-180, 180]; it looks like a projected coordinate (metres, not "
+          "degrees): read the file with its CRS (the quoct command's --s-srs; io::gdal::source_options::source_srs)");
     options.lon_column = "longitude";
     CHECK(failure([&] { from_csv(sample, options); }).find("t.csv: no column 'longitude'") == 0);
 }
