@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <initializer_list>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -296,6 +297,28 @@ void keep_properties(const json& feature, const std::unordered_map<std::string_v
     out.values.push_row(views.data(), views.size());
 }
 
+// The index of the column `name` of `head`, as head.column(name); when there is none and a
+// column has a usual name for the coordinate (`usual`, compared without case), the error
+// says so and how to choose it: the quoct command's `option`, read_options' `field`.
+std::size_t coordinate_column(const csv_table& head, const std::string& name, std::initializer_list<const char*> usual,
+                              const char* option, const char* field) {
+    try {
+        return head.column(name);
+    } catch (const parse_error&) {
+        if (std::find(head.header.begin(), head.header.end(), name) != head.header.end()) throw;  // named twice
+        for (const std::string& h : head.header) {
+            std::string lower = h;
+            for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+            for (const char* u : usual)
+                if (lower == u)
+                    throw parse_error(head.source, 0,
+                                      "no column '" + name + "'; '" + h + "' looks like it: name it with " + option +
+                                          " (read_options::" + field + ")");
+        }
+        throw;
+    }
+}
+
 // Turns the records of a CSV table into locations, one record at a time.
 class location_builder {
 public:
@@ -305,8 +328,9 @@ public:
           options_(options),
           out_(out),
           bad_(options, out),
-          lon_col_(head.column(options.lon_column)),
-          lat_col_(head.column(options.lat_column)) {
+          lon_col_(coordinate_column(head, options.lon_column, {"lon", "lng", "long", "longitude", "x"}, "--lon-column",
+                                    "lon_column")),
+          lat_col_(coordinate_column(head, options.lat_column, {"lat", "latitude", "y"}, "--lat-column", "lat_column")) {
         if (options.lon_column == options.lat_column)
             throw parse_error(head.source, 0,
                               "the longitude and latitude columns are both '" + options.lon_column +

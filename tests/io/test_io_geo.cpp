@@ -94,6 +94,13 @@ TEST_CASE("geo io: CSV locations keep every other column, UTF-8 and quotes intac
           "degrees): read the file with its CRS (the quoct command's --s-srs; io::gdal::source_options::source_srs)");
     options.lon_column = "longitude";
     CHECK(failure([&] { from_csv(sample, options); }).find("t.csv: no column 'longitude'") == 0);
+    // Columns with the usual names in other spellings are named in the error, not guessed.
+    CHECK(failure([&] { from_csv("name,LONGITUDE,Latitude\na,1,2\n"); }) ==
+          "t.csv: no column 'lon'; 'LONGITUDE' looks like it: name it with --lon-column (read_options::lon_column)");
+    CHECK(failure([&] { from_csv("name,lon,Y\na,1,2\n"); }) ==
+          "t.csv: no column 'lat'; 'Y' looks like it: name it with --lat-column (read_options::lat_column)");
+    CHECK(failure([&] { from_csv("name,east,north\na,1,2\n"); }) ==
+          "t.csv: no column 'lon'; the columns are 'name', 'east', 'north'");
 }
 
 TEST_CASE("geo io: CSV bad rows stop with file:line, or are skipped and counted", "[io][geo]") {
