@@ -728,7 +728,7 @@ struct file_buffer {
 
 inline std::string errno_text(int e) { return std::strerror(e); }
 
-// Reads a whole file: the header first (so that a foreign or truncated file is refused
+// Reads a whole file: the header first (so that a foreign file is refused
 // before a large allocation), then the rest. Linear in the file's size.
 inline std::shared_ptr<file_buffer> read_file(const std::string& path) {
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
