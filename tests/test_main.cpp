@@ -1,3 +1,6 @@
-// The test runner: Catch2's main(), in its own translation unit so it is compiled once.
-#define CATCH_CONFIG_MAIN
-#include <catch2/catch.hpp>
+// The test runner's main() (Catch's own code is compiled once, in catch_runner.cpp).
+#include "catch_runner.hpp"
+
+int main(int argc, char** argv) {
+    return quoct_test::run_catch(argc, argv);
+}

@@ -24,6 +24,8 @@
 #include <sys/wait.h>
 #include <vector>
 
+namespace test_cli {  // this file's own: the test files build in unity batches (tests/CMakeLists.txt)
+
 namespace {
 
 namespace io = quoct::io;
@@ -180,5 +182,7 @@ TEST_CASE("cli: --help for every subcommand, QUOCT_DATA, GeoJSON input and svg o
     CHECK(picture.find("</svg>") != std::string::npos);
     CHECK(run_quoct("svg --lon 2 --lat 48 --km 25 --wkt 'POLYGON((0 0,1 0,1 1,0 0))' -o '" + svg + "'").status != 0);
 }
+
+}  // namespace test_cli
 
 #endif  // QUOCT_CLI

@@ -17,6 +17,8 @@
 #include <string>
 #include <utility>
 
+namespace test_cli_gis_input {  // this file's own: the test files build in unity batches (tests/CMakeLists.txt)
+
 namespace {
 
 using quoct_test::file_text;
@@ -141,5 +143,7 @@ TEST_CASE("cli gis input: errors about a layer name the option that chooses it",
           result{1, "quoct: error: " + two + ": no layer 'nope' (--layer); the layers are " + layers + "\n"});
 }
 #endif
+
+}  // namespace test_cli_gis_input
 
 #endif  // QUOCT_CLI

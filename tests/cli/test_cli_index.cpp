@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+namespace test_cli_index {  // this file's own: the test files build in unity batches (tests/CMakeLists.txt)
+
 namespace {
 
 namespace io = quoct::io;
@@ -359,3 +361,5 @@ TEST_CASE("cli index: a byte changed anywhere in an index file is an error in ev
 }
 
 #endif  // QUOCT_CLI
+
+}  // namespace test_cli_index

@@ -23,6 +23,8 @@
 #include <string>
 #include <vector>
 
+namespace test_cli_io {  // this file's own: the test files build in unity batches (tests/CMakeLists.txt)
+
 namespace {
 
 namespace io = quoct::io;
@@ -338,5 +340,7 @@ TEST_CASE("cli io: svg across the antimeridian draws the region around the query
     CHECK(polygon.shape_hi - polygon.shape_lo > polygon.width / 3);
     CHECK(polygon.shape_hi - polygon.shape_lo < polygon.width);
 }
+
+}  // namespace test_cli_io
 
 #endif  // QUOCT_CLI

@@ -27,6 +27,8 @@
 
 #include <nlohmann/json.hpp>
 
+namespace test_cli_join {  // this file's own: the test files build in unity batches (tests/CMakeLists.txt)
+
 namespace {
 
 namespace io = quoct::io;
@@ -201,5 +203,7 @@ TEST_CASE("quoct join: a lone Feature, stdin, null geometries, invalid polygons,
     CHECK(r.status == 2);
     CHECK(r.out.empty());
 }
+
+}  // namespace test_cli_join
 
 #endif  // QUOCT_CLI

@@ -23,6 +23,8 @@
 #include <sys/wait.h>
 #include <vector>
 
+namespace test_cli_polygon {  // this file's own: the test files build in unity batches (tests/CMakeLists.txt)
+
 namespace {
 
 namespace io = quoct::io;
@@ -111,5 +113,7 @@ TEST_CASE("cli polygon: SRIDs, self-intersections, poles and missing options fai
     CHECK(run_polygon("").status != 0);
     CHECK(run_polygon("--wkt 'POLYGON((0 0, 1 0, 1 1, 0 0))' --geojson '{}'").status != 0);
 }
+
+}  // namespace test_cli_polygon
 
 #endif  // QUOCT_CLI

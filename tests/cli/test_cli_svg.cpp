@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+namespace test_cli_svg {  // this file's own: the test files build in unity batches (tests/CMakeLists.txt)
+
 namespace {
 
 struct drawing {
@@ -157,5 +159,7 @@ TEST_CASE("quoct svg: a map with land, graticule, lon 180, scale, labels; cells 
     CHECK(hi < 900);
     CHECK(hi - lo < 450);  // 4 of the view's 20 degrees
 }
+
+}  // namespace test_cli_svg
 
 #endif  // QUOCT_CLI

@@ -34,6 +34,8 @@ struct user_vec3 {  // and a 3D one in float
 BOOST_GEOMETRY_REGISTER_POINT_2D(adapter_test::user_point, double, bg::cs::cartesian, x, y)
 BOOST_GEOMETRY_REGISTER_POINT_3D(adapter_test::user_vec3, float, bg::cs::cartesian, x, y, z)
 
+namespace test_boost_geometry {  // this file's own: the test files build in unity batches (tests/CMakeLists.txt)
+
 namespace {
 
 using namespace quoct_test;
@@ -208,3 +210,5 @@ TEST_CASE("boost_geometry: queries convert to the tree's scalar type and validat
     CHECK_THROWS_AS(quoct::count(tree, dpt(0, 0), -1.0f), std::invalid_argument);
     CHECK_THROWS_AS(quoct::count(tree, dpt(std::numeric_limits<double>::quiet_NaN(), 0), 1.0f), std::invalid_argument);
 }
+
+}  // namespace test_boost_geometry

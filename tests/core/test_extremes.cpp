@@ -12,6 +12,8 @@
 #include <boost/multiprecision/cpp_int.hpp>
 #include <catch2/catch.hpp>
 
+namespace test_extremes {  // this file's own: the test files build in unity batches (tests/CMakeLists.txt)
+
 namespace {
 
 using namespace quoct_test;
@@ -415,3 +417,5 @@ TEST_CASE("extremes: k-nearest reproducers", "[extremes][knn]") {
     // The query's own point first, at distance 0 exactly.
     CHECK(small.nearest(P1{{3e-200}}, 1) == std::vector<std::uint32_t>{0});
 }
+
+}  // namespace test_extremes

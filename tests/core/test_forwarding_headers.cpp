@@ -16,6 +16,8 @@
 
 #include <vector>
 
+namespace test_forwarding_headers {  // this file's own: the test files build in unity batches (tests/CMakeLists.txt)
+
 TEST_CASE("forwarding headers: the old names declare what the new ones do", "[headers]") {
     const quoct::ball<double, 2> b{{0, 0}, 1};
     CHECK(quoct::contains(b, quoct::point<double, 2>{1, 0}));
@@ -26,3 +28,5 @@ TEST_CASE("forwarding headers: the old names declare what the new ones do", "[he
     const auto tree = quoct::make_orthtree(pts);
     CHECK(tree.size() == 2);
 }
+
+}  // namespace test_forwarding_headers

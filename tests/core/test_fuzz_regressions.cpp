@@ -7,6 +7,8 @@
 
 #include <quoct/io/wkt.hpp>
 
+namespace test_fuzz_regressions {  // this file's own: the test files build in unity batches (tests/CMakeLists.txt)
+
 namespace io = quoct::io;
 
 // fuzz_wkt: Boost.Geometry's validity check rescaled the polygon to 64-bit integers and threw
@@ -57,3 +59,5 @@ TEST_CASE("fuzz regression: a hole far outside its shell is refused, checked in 
     CHECK(bg::covered_by(io::wkt_point(1, 1), area));
     CHECK(!bg::covered_by(io::wkt_point(3.5, 3), area));
 }
+
+}  // namespace test_fuzz_regressions

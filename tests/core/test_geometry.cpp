@@ -12,6 +12,8 @@
 #include <limits>
 #include <vector>
 
+namespace test_geometry {  // this file's own: the test files build in unity batches (tests/CMakeLists.txt)
+
 namespace {
 
 using namespace quoct_test;
@@ -592,3 +594,5 @@ TEMPLATE_LIST_TEST_CASE("geometry: bounding_ball of a box wider than max/2 keeps
     CHECK(quoct::is_finite(s.center));
     CHECK(quoct::contains(s, cube<T, D>(-big, big)));
 }
+
+}  // namespace test_geometry

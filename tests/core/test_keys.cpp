@@ -16,6 +16,8 @@
 #include <numeric>
 #include <vector>
 
+namespace test_keys {  // this file's own: the test files build in unity batches (tests/CMakeLists.txt)
+
 namespace {
 
 // Bit b of q[a] at bit b * D + a, one bit at a time.
@@ -268,3 +270,5 @@ TEST_CASE("sort_small sorts any values with operator<, pairs included", "[keys]"
         REQUIRE(v == want);
     }
 }
+
+}  // namespace test_keys

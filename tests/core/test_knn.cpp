@@ -19,6 +19,8 @@
 
 #include "test_support.hpp"
 
+namespace test_knn {  // this file's own: the test files build in unity batches (tests/CMakeLists.txt)
+
 using namespace quoct_test;
 
 namespace {
@@ -465,3 +467,5 @@ TEMPLATE_LIST_TEST_CASE("periodic_index: nearest under the minimum image equals 
         CHECK_THROWS_AS(fixed.nearest(splat<T, D>(T(0)), 1, T(-1), out), std::invalid_argument);
     }
 }
+
+}  // namespace test_knn

@@ -20,6 +20,8 @@
 #include <utility>
 #include <vector>
 
+namespace test_minkowski {  // this file's own: the test files build in unity batches (tests/CMakeLists.txt)
+
 namespace {
 
 template <class T, std::size_t D>
@@ -292,3 +294,5 @@ TEST_CASE("minkowski: every norm under the minimum image matches brute force on 
     CHECK_THROWS_AS(quoct::nearest(index, {-1, 0}, 3, quoct::norm::linf), std::invalid_argument);
     CHECK_THROWS_AS(quoct::nearest(index, {1, 0}, 0, quoct::norm::linf), std::invalid_argument);
 }
+
+}  // namespace test_minkowski

@@ -20,6 +20,8 @@
 #include <thread>
 #include <vector>
 
+namespace test_orthtree {  // this file's own: the test files build in unity batches (tests/CMakeLists.txt)
+
 namespace {
 
 using namespace quoct_test;
@@ -799,3 +801,5 @@ TEST_CASE("orthtree: node_at and stored_ids describe the tree: ranges, children,
     CHECK(empty.node_count() == 0);
     CHECK_THROWS_AS(empty.node_at(0), std::out_of_range);
 }
+
+}  // namespace test_orthtree

@@ -25,6 +25,8 @@
 #define QUOCT_TEST_SMALL_STACK 1
 #endif
 
+namespace test_scales {  // this file's own: the test files build in unity batches (tests/CMakeLists.txt)
+
 namespace {
 
 using namespace quoct_test;
@@ -348,3 +350,5 @@ TEMPLATE_LIST_TEST_CASE("dynamic_orthtree: data at every scale, inserted, moved 
     CHECK(nearest_ok);
     CHECK(balls_ok);
 }
+
+}  // namespace test_scales

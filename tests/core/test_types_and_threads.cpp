@@ -23,6 +23,8 @@
 
 #include "test_support.hpp"
 
+namespace test_types_and_threads {  // this file's own: the test files build in unity batches (tests/CMakeLists.txt)
+
 namespace {
 
 template <class T, std::size_t D, class Id>
@@ -322,3 +324,5 @@ TEST_CASE("uint16 ids: objects moving between size classes never run out of ids"
         if (quoct::intersects(balls[i], q)) expect.push_back(static_cast<Id>(i));
     CHECK(quoct_test::sorted(objects.query(q)) == expect);
 }
+
+}  // namespace test_types_and_threads

@@ -15,6 +15,8 @@
 
 #include "test_support.hpp"
 
+namespace test_sim_dynamic {  // this file's own: the test files build in unity batches (tests/CMakeLists.txt)
+
 namespace {
 
 template <class T, std::size_t D>
@@ -258,3 +260,5 @@ TEST_CASE("dynamic_orthtree visit stops early and shapes work", "[sim][dynamic]"
     CHECK(calls == 3);
     CHECK(index.nearest({{0.4, 0.0}}, 2) == std::vector<std::uint32_t>{10, 0});
 }
+
+}  // namespace test_sim_dynamic

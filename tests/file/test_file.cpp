@@ -32,6 +32,8 @@
 #include "data/format1_recipe.hpp"
 #include "test_support.hpp"
 
+namespace test_file {  // this file's own: the test files build in unity batches (tests/CMakeLists.txt)
+
 namespace {
 
 using namespace quoct_test;
@@ -666,3 +668,5 @@ TEST_CASE("file: files from the earlier layout (a dynamic index's points by id, 
         }
     }
 }
+
+}  // namespace test_file

@@ -13,6 +13,8 @@
 #include <stdexcept>
 #include <vector>
 
+namespace test_geo {  // this file's own: the test files build in unity batches (tests/CMakeLists.txt)
+
 using namespace geo_test;
 namespace geo = quoct::geo;
 
@@ -369,3 +371,5 @@ TEST_CASE("geo::index: empty index, early stop, 64-bit ids", "[geo]") {
     CHECK(ix.location(17).lon == pts[17].lon);
     CHECK(ix.memory_bytes() > pts.size() * sizeof(lonlat));
 }
+
+}  // namespace test_geo

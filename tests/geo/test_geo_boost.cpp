@@ -31,6 +31,8 @@
 #include <type_traits>
 #include <vector>
 
+namespace test_geo_boost {  // this file's own: the test files build in unity batches (tests/CMakeLists.txt)
+
 using namespace geo_test;
 namespace geo = quoct::geo;
 namespace bg = boost::geometry;
@@ -518,3 +520,5 @@ TEST_CASE("geo unwrap_longitudes: what covered_by tests, unchanged on error", "[
     auto square = from_wkt<box>("BOX(170 0,190 5)");
     CHECK_FALSE(geo::unwrap_longitudes(square));
 }
+
+}  // namespace test_geo_boost

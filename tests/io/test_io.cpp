@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+namespace test_io {  // this file's own: the test files build in unity batches (tests/CMakeLists.txt)
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -267,3 +269,5 @@ TEST_CASE("csv: data/bunny.csv and its faces read in full", "[io][data]") {
     REQUIRE(nearest.size() == 1);
     CHECK(vertices[nearest[0]] == vertices[100]);
 }
+
+}  // namespace test_io

@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+namespace test_io_cloud {  // this file's own: the test files build in unity batches (tests/CMakeLists.txt)
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -230,3 +232,5 @@ TEST_CASE("csv: read_columns gives read_points' numbers flat, with the same erro
     CHECK(failure([&] { columns("a,b\n1,2\n3,x\n", {"b"}); }) == "t.csv:3: column 'b': 'x' is not a number");
     CHECK(failure([&] { columns("a,b\n1,2\n3\n", {"a"}); }) == "t.csv:3: expected 2 fields as in the header, found 1");
 }
+
+}  // namespace test_io_cloud

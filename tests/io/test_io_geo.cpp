@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+namespace test_io_geo {  // this file's own: the test files build in unity batches (tests/CMakeLists.txt)
+
 namespace {
 
 namespace io = quoct::io;
@@ -309,3 +311,5 @@ TEST_CASE("geo io: the table format aligns columns by displayed characters", "[i
                   "Zürich  8.55  47.36667        0.000\n"
                   "A       -0.5         1        1.234\n");
 }
+
+}  // namespace test_io_geo

@@ -20,6 +20,8 @@
 #include <thread>
 #include <vector>
 
+namespace test_io_gis_input {  // this file's own: the test files build in unity batches (tests/CMakeLists.txt)
+
 namespace {
 
 namespace io = quoct::io;
@@ -258,3 +260,5 @@ TEST_CASE("io gis input: a binary file (GeoPackage, FlatGeobuf, Shapefile) is na
     std::istringstream in(text);
     CHECK(io::read_locations_stream(in, "stdin").locations.size() == 1);
 }
+
+}  // namespace test_io_gis_input

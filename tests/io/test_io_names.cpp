@@ -20,6 +20,8 @@
 #include "../src/ordered_json.hpp"
 #include "test_alloc_count.hpp"
 
+namespace test_io_names {  // this file's own: the test files build in unity batches (tests/CMakeLists.txt)
+
 namespace {
 
 namespace io = quoct::io;
@@ -325,3 +327,5 @@ TEST_CASE("io names: a GeoJSON feature of many properties is written in work lin
     CHECK(nlohmann::ordered_json::parse(large_text)["features"][0]["properties"] ==
           nlohmann::ordered_json::parse(many_properties(8000))["features"][0]["properties"]);
 }
+
+}  // namespace test_io_names

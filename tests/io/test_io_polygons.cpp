@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+namespace test_io_polygons {  // this file's own: the test files build in unity batches (tests/CMakeLists.txt)
+
 namespace {
 
 namespace io = quoct::io;
@@ -173,3 +175,5 @@ TEST_CASE("io polygons: GeoJSON Polygon, MultiPolygon, Feature and FeatureCollec
     CHECK(raw[0][0][1].lon == -178);
     CHECK(raw[0][1][2].lat == -16);
 }
+
+}  // namespace test_io_polygons

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+namespace test_io_roundtrip {  // this file's own: the test files build in unity batches (tests/CMakeLists.txt)
+
 namespace {
 
 namespace io = quoct::io;
@@ -208,3 +210,5 @@ TEST_CASE("io round trip: a first column named with a leading byte-order mark ke
     REQUIRE(back.columns == t.columns);
     REQUIRE(back.values == t.values);
 }
+
+}  // namespace test_io_roundtrip

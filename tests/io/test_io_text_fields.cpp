@@ -20,6 +20,8 @@
 #include "../src/file_text.hpp"
 #include "test_alloc_count.hpp"
 
+namespace test_io_text_fields {  // this file's own: the test files build in unity batches (tests/CMakeLists.txt)
+
 namespace {
 
 namespace io = quoct::io;
@@ -295,3 +297,5 @@ TEST_CASE("csv: read_csv and read_locations_csv hold at most about twice the fil
     CHECK(csv_peak <= 2 * text.size());
     CHECK(locations_peak <= 2 * text.size());
 }
+
+}  // namespace test_io_text_fields

@@ -17,6 +17,8 @@
 #include <quoct/orthtree.hpp>
 #include <quoct/pairs.hpp>
 
+namespace test_sim_cells {  // this file's own: the test files build in unity batches (tests/CMakeLists.txt)
+
 namespace {
 
 namespace kn = quoct::detail::kernels;
@@ -581,3 +583,5 @@ TEST_CASE("ball queries and counts use the kernels at every level, exactly", "[s
     auto lat2 = lattice<double, 2>(rng, 40, 0.5, 0.25, -7);
     ball_queries_match<double, 2, std::uint32_t>(lat2);
 }
+
+}  // namespace test_sim_cells

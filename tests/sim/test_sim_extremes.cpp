@@ -21,6 +21,8 @@
 
 #include "test_support.hpp"
 
+namespace test_sim_extremes {  // this file's own: the test files build in unity batches (tests/CMakeLists.txt)
+
 namespace {
 
 using pair_list = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
@@ -385,3 +387,5 @@ TEMPLATE_TEST_CASE("object indexes agree with intersects at extreme values", "[s
         check_cross(boxes, balls);
     }
 }
+
+}  // namespace test_sim_extremes

@@ -14,6 +14,8 @@
 
 #include "test_support.hpp"
 
+namespace test_sim_objects {  // this file's own: the test files build in unity batches (tests/CMakeLists.txt)
+
 namespace {
 
 using pair_list = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
@@ -331,3 +333,5 @@ TEST_CASE("objects: nearest where squared distances overflow, against brute forc
         CHECK(quoct_test::neighbor_diff(got, m.nearest(p, 150)) == "");
     }
 }
+
+}  // namespace test_sim_objects

@@ -13,6 +13,8 @@
 
 #include "test_support.hpp"
 
+namespace test_sim_pairs {  // this file's own: the test files build in unity batches (tests/CMakeLists.txt)
+
 namespace {
 
 using pair_list = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
@@ -218,3 +220,5 @@ TEMPLATE_TEST_CASE("pair search with few neighbours per point and a dense blob",
         CHECK(got.values == lists.values);
     }
 }
+
+}  // namespace test_sim_pairs

@@ -18,6 +18,8 @@
 
 #include "test_support.hpp"
 
+namespace test_sim_periodic {  // this file's own: the test files build in unity batches (tests/CMakeLists.txt)
+
 namespace {
 
 template <class T, std::size_t D>
@@ -312,3 +314,5 @@ TEMPLATE_TEST_CASE("periodic box queries: across the period's end when lo > hi, 
     bad.lo[D - 1] = std::numeric_limits<T>::quiet_NaN();
     CHECK_THROWS_AS(index.visit(bad, [](std::uint32_t, const quoct::point<T, D>&) {}), std::invalid_argument);
 }
+
+}  // namespace test_sim_periodic
