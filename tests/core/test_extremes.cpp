@@ -290,13 +290,20 @@ TEMPLATE_LIST_TEST_CASE("extremes: tree queries and pair searches equal the exac
             REQUIRE(tree.count(s) == want.size());
             REQUIRE(id_diff(brute_ball(pts, s), want) == "");
         }
-        // Pairs, at radii on every scale: each unordered pair once, by the oracle.
+        // Pairs, at radii on every scale: each unordered pair once, by the oracle. Its
+        // distance of each pair is computed once for the four radii (oracle_contains is
+        // oracle_within over these same rounded offsets).
+        std::vector<dyadic> pair_distance;
+        for (std::size_t i = 0; i < pts.size(); ++i)
+            for (std::size_t j = i + 1; j < pts.size(); ++j) pair_distance.push_back(oracle_distance(pts[i], pts[j]));
         for (int k = 0; k < 4; ++k) {
             const T r = k == 0 ? T(0) : extreme_value<T>(g);
+            const dyadic rr = std::isinf(r) ? dyadic{} : round_to(times(exact(r), exact(r)), std::numeric_limits<T>::digits);
             std::vector<std::pair<std::uint32_t, std::uint32_t>> want, got;
+            std::size_t at = 0;
             for (std::size_t i = 0; i < pts.size(); ++i)
-                for (std::size_t j = i + 1; j < pts.size(); ++j)
-                    if (oracle_contains(pts[i], r, pts[j]))
+                for (std::size_t j = i + 1; j < pts.size(); ++j, ++at)
+                    if (std::isinf(r) || less_equal(pair_distance[at], rr))
                         want.emplace_back(static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j));
             quoct::for_each_pair_within(tree, r, [&](std::uint32_t i, std::uint32_t j) {
                 got.emplace_back(std::min(i, j), std::max(i, j));
