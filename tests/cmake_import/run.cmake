@@ -24,15 +24,19 @@ set(quoct_build ${WORK_DIR}/quoct-build)
 set(consumer_build ${WORK_DIR}/consumer-build)
 file(REMOVE_RECURSE ${WORK_DIR})
 
+# A Release configuration, as a packager's, but compiled without optimisation: this test is
+# about what gets installed and found: at -O3 the test took 91 s, at -O0 52 s. The consumer too.
 run(${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${quoct_build} -G ${GENERATOR}
-    -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=${prefix}
+    -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O0 -DNDEBUG"
+    -DCMAKE_INSTALL_PREFIX=${prefix}
     -DQUOCT_BUILD_TESTS=OFF -DQUOCT_BUILD_BENCH=OFF -DQUOCT_BUILD_EXAMPLES=OFF -DQUOCT_BUILD_TOOLS=OFF -DQUOCT_BUILD_PYTHON=OFF)
 run(${CMAKE_COMMAND} --build ${quoct_build} --config Release)
 run(${CMAKE_COMMAND} --install ${quoct_build} --config Release)
 file(REMOVE_RECURSE ${quoct_build})
 
 run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/cmake_import -B ${consumer_build} -G ${GENERATOR}
-    -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=${prefix}
+    -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O0 -DNDEBUG"
+    -DCMAKE_PREFIX_PATH=${prefix}
     -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF -DQUOCT_EXPECTED_DIR=${prefix}
     -DQUOCT_TEST_CSV=${SOURCE_DIR}/data/bunny.csv -DQUOCT_TEST_MPI=${WITH_MPI})
 run(${CMAKE_COMMAND} --build ${consumer_build} --config Release)
