@@ -59,6 +59,17 @@ def distance(lon1, lat1, lon2, lat2):
     return float(out) if out.ndim == 0 else out
 
 
+def _one_polygon(obj):
+    """Whether join's argument is one polygon rather than a sequence of them: a str (WKT or
+    GeoJSON text), a dict (GeoJSON), a geometry with a geom_type (shapely, whose MultiPolygon
+    1.8 would iterate over its parts), or any other __geo_interface__ that is not iterable."""
+    if isinstance(obj, (str, dict)):
+        return True
+    if isinstance(getattr(obj, "geom_type", None), str):
+        return True
+    return hasattr(obj, "__geo_interface__") and not hasattr(obj, "__iter__")
+
+
 def _index_from_bytes(data):
     return Index._of_core(_core.GeoIndex.from_bytes(data))
 
@@ -188,7 +199,9 @@ class Index:
 
         polygons: a sequence whose items are each a WKT POLYGON or MULTIPOLYGON (str), a
         GeoJSON Polygon, MultiPolygon or Feature (a dict, or a str starting with '{'), or an
-        object with __geo_interface__ (shapely geometries). Longitudes follow the rules of
+        object with __geo_interface__ (shapely geometries); or one such polygon alone, taken
+        as a sequence of one (a shapely MultiPolygon is one polygon, never its parts; a
+        GeoSeries is a sequence of its geometries). Longitudes follow the rules of
         polygon(). workers: threads (-1: every CPU). Raises ValueError naming the polygon
         ("polygons[3]: invalid polygon: ...") for one that is not valid, and TypeError for
         an item of another type. Points per polygon: numpy.bincount(polygons_of_pairs,
@@ -198,6 +211,8 @@ class Index:
 
         from . import _threads
 
+        if _one_polygon(polygons):
+            polygons = [polygons]
         texts, geojson = [], []
         for j, item in enumerate(polygons):
             if isinstance(item, str):

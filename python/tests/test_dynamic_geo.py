@@ -220,6 +220,29 @@ def test_geo_join_pairs_boxes_as_brute_force(cities):
         g.join([42])
 
 
+def test_geo_join_takes_one_polygon_alone(cities):
+    shapely_geometry = pytest.importorskip("shapely.geometry")
+    lon, lat, g = cities
+    square = "POLYGON((0 40, 10 40, 10 50, 0 50, 0 40))"
+    inside = np.nonzero((lon >= 0) & (lon <= 10) & (lat >= 40) & (lat <= 50))[0]
+    assert len(inside) > 0
+    one = shapely_geometry.box(0, 40, 10, 50)
+    for form in (square, '{"type":"Polygon","coordinates":[[[0,40],[10,40],[10,50],[0,50],[0,40]]]}',
+                 {"type": "Polygon", "coordinates": [[[0, 40], [10, 40], [10, 50], [0, 50], [0, 40]]]}, one):
+        points, polygons = g.join(form)
+        assert points.tolist() == inside.tolist()
+        assert polygons.tolist() == [0] * len(inside)
+    # A MultiPolygon is one polygon, never a sequence of its parts.
+    two = shapely_geometry.MultiPolygon([one, shapely_geometry.box(100, -10, 120, 10)])
+    points, polygons = g.join(two)
+    want = np.nonzero(((lon >= 0) & (lon <= 10) & (lat >= 40) & (lat <= 50))
+                      | ((lon >= 100) & (lon <= 120) & (lat >= -10) & (lat <= 10)))[0]
+    assert points.tolist() == want.tolist() and set(polygons.tolist()) == {0}
+    # A sequence of geometries is still many.
+    points, polygons = g.join([one, one])
+    assert polygons.tolist().count(1) == len(inside)
+
+
 def test_geo_join_countries_as_shapely(cities):
     shapely_geometry = pytest.importorskip("shapely.geometry")
     import json
