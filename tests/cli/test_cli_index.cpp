@@ -293,16 +293,16 @@ TEST_CASE("cli index: cut, damaged and foreign index files fail with the path an
     const std::string make = "; the command reads the index files that `quoct index` writes, which keep each point's "
                              "columns: make one from the points with `quoct index POINTS -o FILE`";
     CHECK(error_of(query) ==
-          result{1, "quoct: error: " + bad + ": holds geo::index<uint32>, asked for io::location_index<uint32>, a geographic "
+          result{1, "quoct: error: " + bad + ": holds geo::index<uint32>, a geographic "
                     "index without a table (a C++ geo::index, or a quoct.geo.Index saved from Python)" + make});
     CHECK(error_of("index " + quoted(bad)).second.find("a quoct.geo.Index saved from Python") != std::string::npos);
     CHECK(error_of("near --lon 0 --lat 0 --k 1 - < " + quoted(bad)) ==
-          result{1, "quoct: error: stdin: holds geo::index<uint32>, asked for io::location_index<uint32>, a geographic "
+          result{1, "quoct: error: stdin: holds geo::index<uint32>, a geographic "
                     "index without a table (a C++ geo::index, or a quoct.geo.Index saved from Python)" + make});
     const std::vector<quoct::point<double, 3>> points{{{0, 0, 0}}, {{1, 1, 1}}};
     quoct::save(quoct::octree<double>(points), bad);
     CHECK(error_of("box --west 0 --south 0 --east 1 --north 1 " + quoted(bad)) ==
-          result{1, "quoct: error: " + bad + ": holds orthtree<double, 3, uint32>, asked for io::location_index<uint32>, "
+          result{1, "quoct: error: " + bad + ": holds orthtree<double, 3, uint32>, "
                     "a tree of points (a C++ orthtree, or a quoct.Tree saved from Python)" + make});
     // The same damage through standard input names stdin.
     write_bytes(bad, good.substr(0, good.size() - 100));
