@@ -178,20 +178,25 @@ std::string cause_of(const quoct::file_error& e) {
     return what.compare(0, head.size(), head) == 0 ? what.substr(head.size()) : what;
 }
 
-/// The cause of a failed open, with what to do when the file is an index file of another
-/// kind than `quoct index` writes (one saved from C++ or Python without the points' table).
-std::string with_kind_hint(const std::string& cause) {
-    const std::string want = ", asked for " + quoct::detail::file_codec<io::location_index>::type_name();
-    if (cause.rfind("holds ", 0) != 0 || cause.size() < 6 + want.size() ||
-        cause.compare(cause.size() - want.size(), want.size(), want) != 0)
-        return cause;
-    const std::string held = cause.substr(6, cause.size() - 6 - want.size());
+/// The error `e` from opening an index file, for `path`. When the file's header (read again
+/// by read_info) names another kind than `quoct index` writes (one saved from C++ or Python
+/// without the points' table), it says what the file is and what to do instead.
+template <class ReadInfo>
+quoct::file_error index_error(const std::string& path, const quoct::file_error& e, ReadInfo read_info) {
+    std::string held;
+    try {
+        held = read_info().type;
+    } catch (const quoct::file_error&) {  // a damaged header: e says so
+        return quoct::file_error(path, cause_of(e));
+    }
+    if (held == quoct::detail::file_codec<io::location_index>::type_name()) return quoct::file_error(path, cause_of(e));
     const std::string kind = held.rfind("geo::index<", 0) == 0 ? "a geographic index without a table (a C++ geo::index, "
                                                                   "or a quoct.geo.Index saved from Python)"
                              : held.rfind("orthtree<", 0) == 0 ? "a tree of points (a C++ orthtree, or a quoct.Tree saved from Python)"
                                                                : "an index of another kind";
-    return "holds " + held + ", " + kind + "; the command reads the index files that `quoct index` writes, which keep "
-           "each point's columns: make one from the points with `quoct index POINTS -o FILE`";
+    return quoct::file_error(path, "holds " + held + ", " + kind + "; the command reads the index files that `quoct index` "
+                                   "writes, which keep each point's columns: make one from the points with "
+                                   "`quoct index POINTS -o FILE`");
 }
 
 /// GDAL's view of the source options (--layer, --s-srs and their --polygon- forms).
@@ -320,7 +325,7 @@ input read_input(const common& c, const std::string& path) {
             try {
                 in.index = quoct::from_bytes<io::location_index>(text.data(), text.size());
             } catch (const quoct::file_error& e) {
-                throw quoct::file_error("stdin", with_kind_hint(cause_of(e)));
+                throw index_error("stdin", e, [&] { return quoct::read_file_info(text.data(), text.size()); });
             }
         } else {
             in.table = read_points_text(std::move(text), options, c);
@@ -329,7 +334,7 @@ input read_input(const common& c, const std::string& path) {
         try {
             in.index = quoct::open<io::location_index>(file, quoct::open_options{true});
         } catch (const quoct::file_error& e) {
-            throw quoct::file_error(e.path(), with_kind_hint(cause_of(e)));
+            throw index_error(e.path(), e, [&] { return quoct::read_file_info(file); });
         }
     } else {
         struct stat st {};
