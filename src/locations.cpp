@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
@@ -408,6 +409,85 @@ private:
     std::size_t total_ = 0, consumed_ = 0, text_room_ = 0;
 };
 
+// True when a CSV field is a number that JSON and GDAL write back as the same number, the
+// rule by which a CSV column is typed (type_number_columns):
+// - an integer in JSON's form, -?(0|[1-9][0-9]*), that fits in 64 bits, but "-0"; or
+// - a JSON number with a fraction or an exponent, of at most 15 significant digits (a double
+//   keeps every such decimal), whose value is 0 or a normal finite double.
+// Anything else stays text: "007", "+5", " 5", "1,5", "0x10", "inf", "NaN", 20 digits.
+bool lossless_number(std::string_view s) noexcept {
+    const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+    std::size_t i = 0;
+    if (i < s.size() && s[i] == '-') ++i;
+    const std::size_t first = i;
+    if (i == s.size() || !digit(s[i])) return false;
+    if (s[i] == '0') {
+        ++i;
+    } else {
+        while (i < s.size() && digit(s[i])) ++i;
+    }
+    std::size_t significant = 0;
+    bool leading = true;
+    const auto count = [&](std::size_t from, std::size_t to) {
+        for (std::size_t k = from; k < to; ++k) {
+            if (leading && s[k] == '0') continue;
+            leading = false;
+            ++significant;
+        }
+    };
+    count(first, i);
+    if (i == s.size()) {  // an integer
+        if (s == "-0") return false;
+        std::int64_t n = 0;
+        const auto parsed = std::from_chars(s.data(), s.data() + s.size(), n);
+        return parsed.ec == std::errc() && parsed.ptr == s.data() + s.size();
+    }
+    if (s[i] == '.') {
+        const std::size_t from = ++i;
+        while (i < s.size() && digit(s[i])) ++i;
+        if (i == from) return false;
+        count(from, i);
+    }
+    if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+        ++i;
+        if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+        const std::size_t from = i;
+        while (i < s.size() && digit(s[i])) ++i;
+        if (i == from) return false;
+    }
+    if (i != s.size() || significant > 15) return false;
+    double x = 0;
+    const auto parsed = std::from_chars(s.data(), s.data() + s.size(), x);
+    if (parsed.ec != std::errc() || parsed.ptr != s.data() + s.size()) return false;
+    return x == 0 || std::fpclassify(x) == FP_NORMAL;
+}
+
+// Types the columns of a table read from CSV as GDAL's CSV driver and pandas do: a column
+// whose values are all numbers (lossless_number; empty ones aside, at least one) is a number
+// column: its values become value_kind::json, its empty ones value_kind::null. Kinds stay
+// empty (every value text) when no column is a number.
+void type_number_columns(location_table& t) {
+    const std::size_t width = t.columns.size(), n = t.values.size();
+    std::vector<char> number(width, 0);
+    bool any = false;
+    for (std::size_t c = 0; c < width; ++c) {
+        bool seen = false, all = true;
+        for (std::size_t r = 0; r < n && all; ++r) {
+            const std::string_view v = t.values.field(r, c);
+            if (v.empty()) continue;
+            seen = true;
+            all = lossless_number(v);
+        }
+        number[c] = seen && all;
+        any = any || (seen && all);
+    }
+    if (!any) return;
+    t.kinds.assign(n * width, value_kind::text);
+    for (std::size_t r = 0; r < n; ++r)
+        for (std::size_t c = 0; c < width; ++c)
+            if (number[c]) t.kinds[r * width + c] = t.values.field(r, c).empty() ? value_kind::null : value_kind::json;
+}
+
 }  // namespace
 
 std::size_t location_table::find_column(const std::string& name) const noexcept {
@@ -435,6 +515,7 @@ location_table read_locations(const csv_table& table, const read_options& option
         for (std::size_t c = 0; c < fields.size(); ++c) fields[c] = table.rows.field(r, c);
         builder.add(fields.data(), table.lines[r]);
     }
+    type_number_columns(out);
     return out;
 }
 
@@ -459,6 +540,7 @@ location_table read_csv_locations(std::istream& in, const std::string& source, c
             builder->add(fields.data(), line);
         });
     if (!builder) location_builder(head, options, out);  // no records: the columns must still exist
+    type_number_columns(out);
     return out;
 }
 

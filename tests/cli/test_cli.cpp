@@ -16,6 +16,7 @@
 #include <boost/geometry/io/wkt/read.hpp>
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -106,7 +107,8 @@ TEST_CASE("cli: box across the antimeridian and polygon match brute force and Bo
     REQUIRE(poly.status == 0);
     const auto doc = nlohmann::json::parse(poly.out);
     std::vector<std::string> got;
-    for (const auto& f : doc["features"]) got.push_back(f["properties"]["id"].get<std::string>());
+    // The CSV's id column is all integers: a number in GeoJSON.
+    for (const auto& f : doc["features"]) got.push_back(std::to_string(f["properties"]["id"].get<std::int64_t>()));
     namespace bg = boost::geometry;
     using pt = bg::model::d2::point_xy<double>;
     bg::model::polygon<pt> reference;

@@ -67,7 +67,25 @@ void check_locations(const io::csv_table& table, const io::read_options& opt) {
     else
         QUOCT_FUZZ_CHECK(loc.locations.size() == table.rows.size() && loc.skipped.empty(), "stop policy skipped records");
     QUOCT_FUZZ_CHECK(loc.columns.size() + 2 == table.header.size(), "read_locations: kept columns are not the others");
-    QUOCT_FUZZ_CHECK(loc.values.width() == loc.columns.size() && loc.kinds.empty(), "read_locations: values of another shape");
+    QUOCT_FUZZ_CHECK(loc.values.width() == loc.columns.size() &&
+                         (loc.kinds.empty() || loc.kinds.size() == loc.values.size() * loc.columns.size()),
+                     "read_locations: values of another shape");
+    // A number column's values are JSON numbers (empty ones null), every other column text.
+    for (std::size_t c = 0; c < loc.columns.size() && !loc.kinds.empty(); ++c) {
+        bool text = false, typed = false;
+        for (std::size_t i = 0; i < loc.values.size(); ++i) {
+            const io::value_kind k = loc.kind(i, c);
+            const std::string_view v = loc.values.field(i, c);
+            text = text || k == io::value_kind::text;
+            typed = typed || k != io::value_kind::text;
+            QUOCT_FUZZ_CHECK(k == io::value_kind::text || (k == io::value_kind::null) == v.empty(),
+                             "read_locations: a null that is not empty, or an empty number");
+            if (k == io::value_kind::json) {
+                QUOCT_FUZZ_CHECK(io::parse_number(v).has_value(), "read_locations: a number column holds " + std::string(v));
+            }
+        }
+        QUOCT_FUZZ_CHECK(!(text && typed), "read_locations: a column both text and numbers");
+    }
     for (std::size_t i = 0; i < loc.locations.size(); ++i) {
         const auto& p = loc.locations[i];
         QUOCT_FUZZ_CHECK(p.lon >= -180 && p.lon <= 180 && p.lat >= -90 && p.lat <= 90, "read_locations kept a bad location");
@@ -91,6 +109,7 @@ void check_locations(const io::csv_table& table, const io::read_options& opt) {
     const io::location_table back = io::read_locations(io::read_csv(back_in, "written.csv"));
     QUOCT_FUZZ_CHECK(back.columns == loc.columns, "written CSV reads back with other columns");
     QUOCT_FUZZ_CHECK(back.values == loc.values, "written CSV reads back with other values");
+    QUOCT_FUZZ_CHECK(back.kinds == loc.kinds, "written CSV reads back with other column types");
     QUOCT_FUZZ_CHECK(back.locations.size() == loc.locations.size(), "written CSV reads back with other records");
     for (std::size_t i = 0; i < loc.locations.size(); ++i)
         QUOCT_FUZZ_CHECK(back.locations[i].lon == loc.locations[i].lon && back.locations[i].lat == loc.locations[i].lat,

@@ -466,8 +466,15 @@ TEST_CASE("quoct writes GeoPackage and FlatGeobuf that OGR reads back", "[gdal][
     const int distance = OGR_FD_GetFieldIndex(defn, "distance_km");
     REQUIRE(distance >= 0);
     CHECK(OGR_Fld_GetType(OGR_FD_GetFieldDefn(defn, distance)) == OFTReal);
-    CHECK(OGR_Fld_GetType(OGR_FD_GetFieldDefn(defn, OGR_FD_GetFieldIndex(defn, "population"))) == OFTString);  // CSV text
+    // The CSV's number columns are typed: integers, as GDAL's CSV driver reads them.
+    const int population = OGR_FD_GetFieldIndex(defn, "population"), id = OGR_FD_GetFieldIndex(defn, "id");
+    REQUIRE(population >= 0);
+    REQUIRE(id >= 0);
+    CHECK(OGR_Fld_GetType(OGR_FD_GetFieldDefn(defn, population)) == OFTInteger64);
+    CHECK(OGR_Fld_GetType(OGR_FD_GetFieldDefn(defn, id)) == OFTInteger64);
+    CHECK(OGR_Fld_GetType(OGR_FD_GetFieldDefn(defn, OGR_FD_GetFieldIndex(defn, "country"))) == OFTString);
     const std::size_t lon = expected.column("lon"), lat = expected.column("lat"), name = expected.column("name");
+    const std::size_t expected_population = expected.column("population"), expected_id = expected.column("id");
     OGR_L_ResetReading(layer);
     for (std::size_t r = 0; r < expected.rows.size(); ++r) {
         OGRFeatureH f = OGR_L_GetNextFeature(layer);
@@ -476,6 +483,8 @@ TEST_CASE("quoct writes GeoPackage and FlatGeobuf that OGR reads back", "[gdal][
         CHECK(io::shortest_decimal(OGR_G_GetX(g, 0)) == expected.rows[r][lon]);
         CHECK(io::shortest_decimal(OGR_G_GetY(g, 0)) == expected.rows[r][lat]);
         CHECK(OGR_F_GetFieldAsString(f, OGR_FD_GetFieldIndex(defn, "name")) == expected.rows[r][name]);
+        CHECK(std::to_string(OGR_F_GetFieldAsInteger64(f, population)) == expected.rows[r][expected_population]);
+        CHECK(std::to_string(OGR_F_GetFieldAsInteger64(f, id)) == expected.rows[r][expected_id]);
         OGR_F_Destroy(f);
     }
     GDALClose(ds);

@@ -304,6 +304,67 @@ TEST_CASE("geo io: GeoJSON output is a FeatureCollection that reads back", "[io]
     CHECK(written(t, {}, io::output_format::geojson) == "{\"type\":\"FeatureCollection\",\"features\":[\n]}\n");
 }
 
+TEST_CASE("geo io: CSV number columns are typed, losslessly, and keep their types through GeoJSON", "[io][geo]") {
+    // id: integers; pop: integers and an empty value; code: a leading zero; big: past 64 bits;
+    // ratio: decimals; mixed: a word among numbers; blank: no value at all.
+    const auto t = from_csv("name,lon,lat,id,pop,code,big,ratio,mixed,blank\n"
+                            "a,1,2,7,27949,007,12345678901234567890,0.5,1,\n"
+                            "b,3,4,-3,,010,1,1e3,x,\n"
+                            "c,5,6,0,100,1,2,-2.25E-2,2,\n");
+    REQUIRE(t.columns == strings{"name", "id", "pop", "code", "big", "ratio", "mixed", "blank"});
+    REQUIRE(t.kinds.size() == 3 * t.columns.size());
+    using k = io::value_kind;
+    const std::vector<std::vector<k>> want = {{k::text, k::json, k::json, k::text, k::text, k::json, k::text, k::text},
+                                              {k::text, k::json, k::null, k::text, k::text, k::json, k::text, k::text},
+                                              {k::text, k::json, k::json, k::text, k::text, k::json, k::text, k::text}};
+    for (std::size_t r = 0; r < 3; ++r)
+        for (std::size_t c = 0; c < t.columns.size(); ++c) {
+            INFO("record " << r << ", column " << t.columns[c]);
+            CHECK(t.kind(r, c) == want[r][c]);
+        }
+    CHECK(fields(t.values[0]) == strings{"a", "7", "27949", "007", "12345678901234567890", "0.5", "1", ""});
+
+    // One column at a time: which values make a number column (the rule lossless_number
+    // documents: JSON's number form, 64-bit integers, at most 15 significant digits, normal).
+    const std::vector<std::pair<std::string, bool>> cases = {
+        {"0", true}, {"-7", true}, {"9223372036854775807", true}, {"-9223372036854775808", true},
+        {"9223372036854775808", false}, {"-0", false}, {"+5", false}, {"05", false}, {" 5", false}, {"5 ", false},
+        {"1.", false}, {".5", false}, {"1e", false}, {"1e+", false}, {"0x10", false}, {"inf", false}, {"NaN", false},
+        {"1.50", true}, {"0e5", true}, {"-0.0", true}, {"1E-5", true}, {"12345678901234.5", true}, {"123456789012345.0", false},
+        {"0.1234567890123456", false}, {"1e400", false}, {"1e-310", false}, {"2e-308", false},
+        {"1,5", false}};
+    for (const auto& [value, number] : cases) {
+        INFO("value \"" << value << "\"");
+        const auto one = from_csv("lon,lat,v\n1,2,\"" + value + "\"\n");
+        CHECK(one.kind(0, 0) == (number ? k::json : k::text));
+        CHECK(one.kinds.empty() == !number);  // no number column: every value text, as before
+    }
+
+    // Written as GeoJSON: numbers and null, the text columns strings; read back, the same kinds.
+    const auto doc = nlohmann::json::parse(written(t, every(t), io::output_format::geojson));
+    const auto& first = doc["features"][0]["properties"];
+    CHECK(first["id"] == 7);
+    CHECK(first["pop"] == 27949);
+    CHECK(first["code"] == "007");
+    CHECK(first["big"] == "12345678901234567890");
+    CHECK(first["ratio"] == 0.5);
+    CHECK(first["mixed"] == "1");
+    CHECK(first["blank"] == "");
+    CHECK(doc["features"][1]["properties"]["pop"].is_null());
+    CHECK(doc["features"][1]["properties"]["ratio"] == 1000.0);
+    std::istringstream in(written(t, every(t), io::output_format::geojson));
+    const auto back = io::read_locations_geojson(in, "out.geojson");
+    REQUIRE(back.columns == t.columns);
+    for (std::size_t r = 0; r < 3; ++r)
+        for (std::size_t c = 0; c < t.columns.size(); ++c) {
+            INFO("record " << r << ", column " << t.columns[c]);
+            CHECK(back.kind(r, c) == want[r][c]);
+        }
+    // Written as CSV, the same text; read back, the same kinds.
+    const auto again = from_csv(written(t, every(t), io::output_format::csv));
+    CHECK(again.kinds == t.kinds);
+}
+
 TEST_CASE("geo io: the table format aligns columns by displayed characters", "[io][geo]") {
     const auto t = from_csv("name,lon,lat\nZürich,8.55,47.36667\nA,-0.5,1\n");
     const std::string text = written(t, every(t), io::output_format::table, true);

@@ -37,7 +37,8 @@
 // (center, kept columns, distance_km, extra columns, plus "feature_id" when the table has
 // ids), typed by their value_kind: a column whose values are all JSON integers is a 64-bit
 // integer field, all JSON numbers a real field, true/false a boolean field, any other a
-// string field (CSV columns have no types, so they are strings). Column names equal but
+// string field (a CSV column is a number column when all its values are numbers, see
+// <quoct/io/locations.hpp>). Column names equal but
 // for case are made unique ("Name", "name_2"), and a GeoPackage's FID and geometry
 // columns take names no column has ("fid", else "fid_2", ...; "geom"). Geometry: Point
 // (with Z when the table has altitudes, NaN for a point without) in EPSG:4326, lon/lat

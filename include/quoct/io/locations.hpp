@@ -15,8 +15,13 @@
 // e.g. ogr2ogr -t_srs EPSG:4326"), as projected coordinates are not degrees. Either way
 // the result is a location_table: one location per good record, plus every other column (CSV)
 // or property (GeoJSON) kept, so that a name, a population or an id survives to the output.
-// GeoJSON keeps more: each property's JSON type (value_kind), the feature "id" and a third
-// coordinate (the altitude), and writes them all back.
+// A CSV column whose values are all numbers (empty ones aside) is typed as GDAL's CSV
+// driver and pandas type it: its values are value_kind::json and its empty ones
+// value_kind::null, written back as numbers and nulls, so long as each reads back as the
+// same number (an integer that fits in 64 bits, without leading zeros: "007" is text; a
+// decimal of at most 15 significant digits); otherwise the column stays text. GeoJSON keeps
+// more: each property's JSON type (value_kind), the feature "id" and a third coordinate (the
+// altitude), and writes them all back.
 //
 // Bad records. A record is bad when its longitude or latitude is not a finite number, the
 // longitude is not in [-180, 180] or the latitude not in [-90, 90]; in GeoJSON also a
@@ -106,8 +111,10 @@ struct location_table {
     /// of values.width() == columns.size() fields each.
     text_fields values;
     /// How each value was written, record by record: kinds[i * columns.size() + c] for
-    /// values[i][c] (read it through kind(i, c)). Empty (for CSV, or a table made by hand) means
-    /// every value is value_kind::text; otherwise it has values.size() * columns.size() entries.
+    /// values[i][c] (read it through kind(i, c)). Empty (for CSV without a number column, or
+    /// a table made by hand) means every value is value_kind::text; otherwise it has
+    /// values.size() * columns.size() entries (for CSV: value_kind::json or null in its
+    /// number columns, text in the others).
     std::vector<value_kind> kinds;
     /// GeoJSON: empty when no feature has an "id", else each record's "id" member as compact
     /// JSON ("\"a-1\"" or "7"), "" for a feature without one. Written back to GeoJSON as the
