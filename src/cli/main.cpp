@@ -63,7 +63,7 @@ struct common {
 /// checks them, so that every refusal says in words what is wrong with which option.
 struct number_args {
     std::string lon, lat, km, k, west, south, east, north;
-    std::string width = "900", leaf_size = "32";
+    std::string width = "900", leaf_size = "32", classes = "5";
 };
 
 /// The query options; which are used depends on the subcommand.
@@ -78,6 +78,8 @@ struct query {
     std::size_t leaf_size = 32;
     bool cells = false, no_basemap = false;
     std::string basemap;
+    std::string label_by = "population";  // svg: the column ranking the hits' labels
+    std::size_t classes = 5;              // svg --polygons: colour classes
 };
 
 /// The join subcommand's options.
@@ -87,6 +89,7 @@ struct join_args {
     bool inner = false, count = false;     // --inner, --count
     std::string invalid = "stop";          // --invalid stop|skip|repair
     std::string layer, s_srs;              // --polygon-layer, --polygon-s-srs
+    std::string label_column = "name";     // svg --polygons: --polygon-label-column
 };
 
 /// True when this quoct was built with GDAL (quoct::gdal).
@@ -447,9 +450,9 @@ io::wkt_multi_polygon polygon_area(const query& q, bool geojson) {
 /// The svg subcommand's shape, from whichever query options were given.
 quoct::cli::svg_shape shape_of(const CLI::App& svg, const query& q) {
     quoct::cli::svg_shape shape;
-    if (svg.count("--km") > 0) {
+    if (svg.count("--km") > 0 || svg.count("--k") > 0) {  // with --k alone, the radius is set by its hits
         shape.type = quoct::cli::svg_shape::kind::circle;
-        shape.lon = q.lon, shape.lat = q.lat, shape.metres = q.km * 1000;
+        shape.lon = q.lon, shape.lat = q.lat, shape.metres = std::max(q.km, 0.0) * 1000;
     } else if (svg.count("--west") > 0) {
         shape.type = quoct::cli::svg_shape::kind::box;
         shape.west = q.west, shape.south = q.south, shape.east = q.east, shape.north = q.north;
@@ -460,10 +463,18 @@ quoct::cli::svg_shape shape_of(const CLI::App& svg, const query& q) {
     return shape;
 }
 
-/// The hits of the svg subcommand's shape.
-std::vector<std::size_t> svg_hits(const geo::index<>& ix, const quoct::cli::svg_shape& shape) {
+/// The hits of the svg subcommand's shape; with --k, the k nearest of its centre (within
+/// --km when given), as near lists them.
+std::vector<std::size_t> svg_hits(const geo::index<>& ix, const quoct::cli::svg_shape& shape, const query& q) {
     std::vector<std::uint32_t> ids;
     using kind = quoct::cli::svg_shape::kind;
+    if (q.k > 0) {
+        std::vector<io::hit> near;
+        run_near(ix, q, {q.lon, q.lat}, 0, near);
+        std::vector<std::size_t> out;
+        for (const auto& h : near) out.push_back(h.id);
+        return out;
+    }
     if (shape.type == kind::circle) ids = ix.within(shape.lon, shape.lat, shape.metres);
     if (shape.type == kind::box) ids = ix.in_box(shape.west, shape.south, shape.east, shape.north);
     if (shape.type == kind::polygon) geo::visit_covered_by(ix, shape.area, [&](std::uint32_t id) { ids.push_back(id); });
@@ -626,10 +637,37 @@ commands add_commands(CLI::App& app, common& c, query& q, number_args& a, join_a
     cmd.join->add_option("--polygon-layer", j.layer, "the layer of --polygons to read, by name (needs GDAL)");
     cmd.join->add_option("--polygon-s-srs", j.s_srs, "the CRS of the polygons' coordinates, as --s-srs (needs GDAL)");
     cmd.svg = app.add_subcommand("svg", "an SVG map of the points, with one query, its hits labelled, and optionally the "
-                                        "quadtree's cells");
+                                        "quadtree's cells; or, with --polygons, a choropleth of the points each polygon "
+                                        "covers (join --count's counts)");
     add_centre(*cmd.svg, a, true);
+    cmd.svg->add_option("--k", a.k, "the k nearest points of (--lon, --lat) (within --km, if given too), at least 1")
+        ->type_name("K")
+        ->needs(cmd.svg->get_option("--lon"));
     add_box(*cmd.svg, a, false);
     cmd.svg->add_option("--wkt", q.wkt, "a WKT polygon to query and draw");
+    cmd.svg->add_option("--label-by", q.label_by, "a column of numbers ranking the hits' labels: the largest are "
+                                                  "labelled first, at most 60, none over another (ignored when FILE "
+                                                  "has no such column, unless given)")
+        ->capture_default_str();
+    auto* choropleth = cmd.svg->add_option("--polygons", j.polygons, "a choropleth instead: these polygons (as join "
+                                                                     "--polygons) filled by the number of points each "
+                                                                     "covers, in --classes classes, with a legend");
+    cmd.svg->add_option("--polygon-label-column", j.label_column, "with --polygons: the polygons' column labelling "
+                                                                  "the largest counts (ignored when absent, unless given)")
+        ->capture_default_str()
+        ->needs(choropleth);
+    cmd.svg->add_option("--classes", a.classes, "with --polygons: colour classes for the positive counts, 1 to 7, of "
+                                                "about equal numbers of polygons (quantiles); 0 has its own")
+        ->capture_default_str()
+        ->needs(choropleth);
+    cmd.svg->add_option("--polygon-layer", j.layer, "with --polygons: the layer to read, by name (needs GDAL)")->needs(choropleth);
+    cmd.svg->add_option("--polygon-s-srs", j.s_srs, "with --polygons: the CRS of their coordinates, as --s-srs (needs GDAL)")
+        ->needs(choropleth);
+    cmd.svg->add_option("--invalid", j.invalid, "with --polygons: an invalid polygon stops the run, is skipped or is "
+                                                "repaired, as for join")
+        ->check(CLI::IsMember({"stop", "skip", "repair"}))
+        ->capture_default_str()
+        ->needs(choropleth);
     cmd.svg->add_option("-o,--output", q.output, "the SVG file to write (replaced only when the picture is complete)")
         ->required();
     cmd.svg->add_option("--width", a.width, "picture width in pixels, in [16, 20000]")->capture_default_str();
@@ -658,8 +696,10 @@ commands add_commands(CLI::App& app, common& c, query& q, number_args& a, join_a
     });
     CLI::App* svg = cmd.svg;
     svg->callback([svg] {
-        const int shapes = (svg->count("--km") > 0) + (svg->count("--west") > 0) + (svg->count("--wkt") > 0);
-        if (shapes > 1) throw CLI::ValidationError("give at most one of --km (with --lon, --lat), the box, --wkt");
+        const int shapes = (svg->count("--km") > 0 || svg->count("--k") > 0) + (svg->count("--west") > 0) +
+                           (svg->count("--wkt") > 0) + (svg->count("--polygons") > 0);
+        if (shapes > 1)
+            throw CLI::ValidationError("give at most one of --km or --k (with --lon, --lat), the box, --wkt, --polygons");
     });
     return cmd;
 }
@@ -718,6 +758,8 @@ void check_arguments(const CLI::App& used, common& c, const number_args& a, quer
     if (used.get_name() == "svg") {
         q.width = real_option("--width", a.width, 16, 20000);
         q.leaf_size = count_option("--leaf-size", a.leaf_size);
+        q.classes = count_option("--classes", a.classes);
+        if (q.classes > 7) throw usage_error("--classes must be at most 7, not " + a.classes);
     }
     if (c.file == "-" && c.centers == "-") throw usage_error("FILE and --centers cannot both be '-' (standard input)");
     if (c.file == "-" && used.get_name() == "join" && used.get_option("--polygons")->as<std::string>() == "-")
@@ -799,31 +841,6 @@ std::vector<std::vector<geo::lonlat>> basemap_rings(const query& q) {
     for (const auto& polygon : io::read_geojson_polygons(in, path))
         for (const auto& ring : polygon) rings.push_back(ring);
     return rings;
-}
-
-/// The svg subcommand: queries the shape and writes the picture to q.output, the hits
-/// labelled with their --name-column values.
-void run_svg(const CLI::App& svg, const query& q, const io::location_index& x, const common& c) {
-    const geo::index<>& ix = x.index();
-    const quoct::cli::svg_shape shape = shape_of(svg, q);
-    const std::vector<std::size_t> hits = svg_hits(ix, shape);
-    quoct::cli::svg_options options;
-    options.width = q.width;
-    options.leaf_size = q.leaf_size;
-    options.cells = q.cells;
-    if (!q.no_basemap) options.basemap = basemap_rings(q);
-    if (!hits.empty() && hits.size() <= options.max_labels) {
-        const io::location_table named = x.rows(hits);
-        const std::size_t col = named.find_column(c.name_column);
-        if (col < named.columns.size())
-            for (std::size_t k = 0; k < hits.size(); ++k) options.labels.emplace_back(named.values[k][col]);
-    }
-    std::vector<geo::lonlat> locations(ix.size());
-    for (std::size_t i = 0; i < locations.size(); ++i) locations[i] = ix.location(static_cast<std::uint32_t>(i));
-    options.title = std::to_string(hits.size()) + " of " + std::to_string(ix.size()) + " points" +
-                    (q.cells ? "; quadtree cells split above " + std::to_string(q.leaf_size) + " points" : "") +
-                    (options.basemap.empty() ? "" : q.basemap.empty() ? "; land: Natural Earth 1:110m" : "; land: " + q.basemap);
-    write_file(q.output, [&](std::ostream& out) { quoct::cli::write_svg(out, locations, hits, shape, options); });
 }
 
 /// What an index holds, for `quoct index`: one "key: value" a line (see index_footer).
@@ -932,45 +949,65 @@ io::wkt_multi_polygon feature_area(const io::polygon_layer& layer, std::size_t f
     }
 }
 
-/// The join subcommand: every polygon of the layer against the one index over the points,
-/// polygons on every core; the rows in point order, then polygon order.
-int run_join(const join_args& j, const common& c, const query& q, const io::location_index& x, const std::string& name,
-             bool explicit_name) {
-    const io::polygon_layer layer = read_layer(j);
-    std::vector<std::size_t> columns;
-    for (const std::string& col : j.columns) {
-        const std::size_t k = layer.find_column(col);
-        if (k == layer.columns.size()) {
-            std::string known;
-            for (std::size_t i = 0; i < layer.columns.size(); ++i) known += (i ? ", '" : "'") + layer.columns[i] + "'";
-            throw io::parse_error(layer.source, 0, "no polygon column '" + col + "' (--polygon-columns); the columns are " +
-                                                       (known.empty() ? "none" : known));
-        }
-        columns.push_back(k);
-    }
-    // Each feature's area, checked; null geometries and (with --invalid skip) invalid ones
-    // take part in nothing, and are reported.
+/// A polygon layer against the points: each feature's area, none for a feature without a
+/// geometry or (--invalid skip) an invalid one, each reported on stderr; and the points
+/// each area covers, in id order.
+struct joined_layer {
+    io::polygon_layer layer;
+    std::vector<std::optional<io::wkt_multi_polygon>> areas;
+    std::vector<std::vector<std::uint32_t>> covered;
+};
+
+/// Finds the points each polygon of `layer` (read from --polygons) covers, polygons on
+/// every core.
+joined_layer join_layer(io::polygon_layer layer_read, const join_args& j, const geo::index<>& ix) {
+    joined_layer out{std::move(layer_read), {}, {}};
+    const io::polygon_layer& layer = out.layer;
     const std::size_t features = layer.features.size();
-    std::vector<std::optional<io::wkt_multi_polygon>> areas(features);
+    out.areas.resize(features);
     for (std::size_t f = 0; f < features; ++f) {
         if (layer.features[f].polygons.empty()) {
             std::cerr << "quoct: " << layer.source << ": " << layer.describe(f) << " has no geometry: it covers no point\n";
             continue;
         }
         try {
-            areas[f] = feature_area(layer, f, j);
+            out.areas[f] = feature_area(layer, f, j);
         } catch (const io::parse_error& e) {
             if (j.invalid == "stop") throw;
             std::cerr << "quoct: skipped " << e.what() << '\n';
         }
     }
-    const geo::index<>& ix = x.index();
-    std::vector<std::vector<std::uint32_t>> covered(features);
+    out.covered.resize(features);
     quoct::parallel_for(
         features, 0, [&](std::size_t f) {
-            if (areas[f]) covered[f] = geo::covered_by(ix, *areas[f]);
+            if (out.areas[f]) out.covered[f] = geo::covered_by(ix, *out.areas[f]);
         },
         1);
+    return out;
+}
+
+/// The join subcommand: every polygon of the layer against the one index over the points,
+/// polygons on every core; the rows in point order, then polygon order.
+int run_join(const join_args& j, const common& c, const query& q, const io::location_index& x, const std::string& name,
+             bool explicit_name) {
+    io::polygon_layer read = read_layer(j);
+    std::vector<std::size_t> columns;
+    for (const std::string& col : j.columns) {
+        const std::size_t k = read.find_column(col);
+        if (k == read.columns.size()) {
+            std::string known;
+            for (std::size_t i = 0; i < read.columns.size(); ++i) known += (i ? ", '" : "'") + read.columns[i] + "'";
+            throw io::parse_error(read.source, 0, "no polygon column '" + col + "' (--polygon-columns); the columns are " +
+                                                       (known.empty() ? "none" : known));
+        }
+        columns.push_back(k);
+    }
+    const joined_layer joined = join_layer(std::move(read), j, x.index());
+    const io::polygon_layer& layer = joined.layer;
+    const std::size_t features = layer.features.size();
+    const auto& areas = joined.areas;
+    const auto& covered = joined.covered;
+    const geo::index<>& ix = x.index();
     if (j.count) {
         std::vector<std::size_t> which, counts;
         for (std::size_t f = 0; f < features; ++f)
@@ -1035,6 +1072,85 @@ int run_join(const join_args& j, const common& c, const query& q, const io::loca
     return write_hits(c, q, table, hits, options);
 }
 
+/// The values of `column` of `table`, one per row, as numbers (NaN where a value is not
+/// one); empty when the table has no such column.
+std::vector<double> numbers_of(const io::location_table& table, const std::string& column) {
+    std::vector<double> out;
+    const std::size_t col = table.find_column(column);
+    if (col == table.columns.size()) return out;
+    for (const auto& row : table.values) {
+        const std::string text(row[col]);
+        char* end = nullptr;
+        const double v = text.empty() ? std::nan("") : std::strtod(text.c_str(), &end);
+        out.push_back(end == text.c_str() + text.size() ? v : std::nan(""));
+    }
+    return out;
+}
+
+/// The title's last part: where the land comes from.
+std::string land_note(const query& q, const quoct::cli::svg_options& options) {
+    return options.basemap.empty() ? "" : q.basemap.empty() ? "; land: Natural Earth 1:110m" : "; land: " + q.basemap;
+}
+
+/// svg --polygons: the choropleth of the points each polygon covers, as join --count counts
+/// them; the largest counts labelled with --polygon-label-column.
+void run_choropleth(const CLI::App& svg, const join_args& j, const query& q, const io::location_index& x,
+                    quoct::cli::svg_options& options) {
+    io::polygon_layer read = read_layer(j);
+    const std::size_t label = read.find_column(j.label_column);
+    if (label == read.columns.size() && svg.count("--polygon-label-column") > 0)
+        throw io::parse_error(read.source, 0, "no polygon column '" + j.label_column + "' (--polygon-label-column)");
+    const joined_layer joined = join_layer(std::move(read), j, x.index());
+    const io::polygon_layer& layer = joined.layer;
+    auto& map = options.choropleth;
+    map.classes = q.classes;
+    std::size_t covered = 0;
+    for (std::size_t f = 0; f < layer.features.size(); ++f) {
+        if (!joined.areas[f]) continue;  // no geometry, or skipped: nothing to draw
+        map.areas.push_back(*joined.areas[f]);
+        map.counts.push_back(joined.covered[f].size());
+        covered += joined.covered[f].size();
+        if (label < layer.columns.size()) map.names.push_back(layer.features[f].values[label]);
+    }
+    if (map.areas.empty()) throw io::parse_error(layer.source, 0, "no polygon to draw");
+    options.title = std::to_string(covered) + " of " + std::to_string(x.size()) + " points in " +
+                    std::to_string(map.areas.size()) + " polygons: points per polygon" + land_note(q, options);
+    if (!map.names.empty()) options.label_note = "labelled: the largest counts, where room";
+    write_file(q.output, [&](std::ostream& out) { quoct::cli::write_svg(out, {}, {}, {}, options); });
+}
+
+/// The svg subcommand: queries the shape and writes the picture to q.output, the hits
+/// labelled with their --name-column values, the largest by --label-by first.
+void run_svg(const CLI::App& svg, const query& q, const join_args& j, const io::location_index& x, const common& c) {
+    const geo::index<>& ix = x.index();
+    quoct::cli::svg_options options;
+    options.width = q.width;
+    options.leaf_size = q.leaf_size;
+    options.cells = q.cells;
+    if (!q.no_basemap) options.basemap = basemap_rings(q);
+    if (svg.count("--polygons") > 0) return run_choropleth(svg, j, q, x, options);
+    quoct::cli::svg_shape shape = shape_of(svg, q);
+    const std::vector<std::size_t> hits = svg_hits(ix, shape, q);
+    if (q.k > 0 && q.km < 0)  // --k alone: the circle through the farthest of the k
+        for (std::size_t id : hits) shape.metres = std::max(shape.metres, geo::distance({q.lon, q.lat}, ix.location(static_cast<std::uint32_t>(id))));
+    const io::location_table named = x.rows(hits);
+    const std::size_t col = named.find_column(c.name_column);
+    if (col < named.columns.size())
+        for (std::size_t k = 0; k < hits.size(); ++k) options.labels.emplace_back(named.values[k][col]);
+    options.label_rank = numbers_of(named, q.label_by);
+    if (options.label_rank.empty() && svg.count("--label-by") > 0)
+        throw io::parse_error(x.source(), 0, "no column '" + q.label_by + "' (--label-by)");
+    if (!options.labels.empty() && hits.size() > options.max_labels)
+        options.label_note = options.label_rank.empty() ? "labelled: the first hits, where room"
+                                                         : "labelled: the largest by " + q.label_by + ", where room";
+    std::vector<geo::lonlat> locations(ix.size());
+    for (std::size_t i = 0; i < locations.size(); ++i) locations[i] = ix.location(static_cast<std::uint32_t>(i));
+    options.title = std::to_string(hits.size()) + " of " + std::to_string(ix.size()) + " points" +
+                    (q.cells ? "; quadtree cells split above " + std::to_string(q.leaf_size) + " points" : "") +
+                    land_note(q, options);
+    write_file(q.output, [&](std::ostream& out) { quoct::cli::write_svg(out, locations, hits, shape, options); });
+}
+
 /// Runs the parsed subcommand `used`; returns the exit code. Throws on data errors.
 int run(const CLI::App* used, const commands& cmd, const common& c, const query& q, const join_args& j) {
     if (used == cmd.index) return run_index(c, q);
@@ -1047,7 +1163,7 @@ int run(const CLI::App* used, const commands& cmd, const common& c, const query&
     clear_progress();
     if (used == cmd.join) return run_join(j, c, q, x, in.name, explicit_name);
     if (used == cmd.svg) {
-        run_svg(*cmd.svg, q, x, c);
+        run_svg(*cmd.svg, q, j, x, c);
         return 0;
     }
     std::vector<io::hit> hits;
@@ -1080,7 +1196,8 @@ int main(int argc, char** argv) {
     try {
         app.parse(argc, argv);
         check_arguments(*app.get_subcommands().front(), c, a, q);
-        if (!with_gdal && app.get_subcommands().front() == cmd.join && j.invalid == "repair")
+        if (!with_gdal && (app.get_subcommands().front() == cmd.join || app.get_subcommands().front() == cmd.svg) &&
+            j.invalid == "repair")
             throw usage_error(needs_gdal("--invalid repair"));
     } catch (const CLI::ParseError& e) {
         if (e.get_exit_code() == 0) return app.exit(e);  // --help
