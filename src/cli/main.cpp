@@ -762,7 +762,8 @@ void check_arguments(const CLI::App& used, common& c, const number_args& a, quer
         if (q.classes > 7) throw usage_error("--classes must be at most 7, not " + a.classes);
     }
     if (c.file == "-" && c.centers == "-") throw usage_error("FILE and --centers cannot both be '-' (standard input)");
-    if (c.file == "-" && used.get_name() == "join" && used.get_option("--polygons")->as<std::string>() == "-")
+    if (c.file == "-" && (used.get_name() == "join" || used.get_name() == "svg") && used.count("--polygons") > 0 &&
+        used.get_option("--polygons")->as<std::string>() == "-")
         throw usage_error("FILE and --polygons cannot both be '-' (standard input)");
     if (c.file == "-" && used.get_name() == "polygon" && used.count("--geojson") > 0 && q.geojson == "-")
         throw usage_error("FILE and --geojson cannot both be '-' (standard input)");
@@ -1072,18 +1073,11 @@ int run_join(const join_args& j, const common& c, const query& q, const io::loca
     return write_hits(c, q, table, hits, options);
 }
 
-/// The values of `column` of `table`, one per row, as numbers (NaN where a value is not
-/// one); empty when the table has no such column.
-std::vector<double> numbers_of(const io::location_table& table, const std::string& column) {
+/// The values of column `col` of `table`, one per row, as io::parse_number reads them (NaN
+/// where a value is not a number).
+std::vector<double> numbers_of(const io::location_table& table, std::size_t col) {
     std::vector<double> out;
-    const std::size_t col = table.find_column(column);
-    if (col == table.columns.size()) return out;
-    for (const auto& row : table.values) {
-        const std::string text(row[col]);
-        char* end = nullptr;
-        const double v = text.empty() ? std::nan("") : std::strtod(text.c_str(), &end);
-        out.push_back(end == text.c_str() + text.size() ? v : std::nan(""));
-    }
+    for (const auto& row : table.values) out.push_back(io::parse_number(row[col]).value_or(std::nan("")));
     return out;
 }
 
@@ -1104,16 +1098,16 @@ void run_choropleth(const CLI::App& svg, const join_args& j, const query& q, con
     const io::polygon_layer& layer = joined.layer;
     auto& map = options.choropleth;
     map.classes = q.classes;
-    std::size_t covered = 0;
+    std::vector<bool> in_some(x.size());  // a point in overlapping polygons counts once in the title
     for (std::size_t f = 0; f < layer.features.size(); ++f) {
         if (!joined.areas[f]) continue;  // no geometry, or skipped: nothing to draw
         map.areas.push_back(*joined.areas[f]);
         map.counts.push_back(joined.covered[f].size());
-        covered += joined.covered[f].size();
+        for (std::uint32_t id : joined.covered[f]) in_some[id] = true;
         if (label < layer.columns.size()) map.names.push_back(layer.features[f].values[label]);
     }
     if (map.areas.empty()) throw io::parse_error(layer.source, 0, "no polygon to draw");
-    options.title = std::to_string(covered) + " of " + std::to_string(x.size()) + " points in " +
+    options.title = std::to_string(std::count(in_some.begin(), in_some.end(), true)) + " of " + std::to_string(x.size()) + " points in " +
                     std::to_string(map.areas.size()) + " polygons: points per polygon" + land_note(q, options);
     if (!map.names.empty()) options.label_note = "labelled: the largest counts, where room";
     write_file(q.output, [&](std::ostream& out) { quoct::cli::write_svg(out, {}, {}, {}, options); });
@@ -1137,10 +1131,11 @@ void run_svg(const CLI::App& svg, const query& q, const join_args& j, const io::
     const std::size_t col = named.find_column(c.name_column);
     if (col < named.columns.size())
         for (std::size_t k = 0; k < hits.size(); ++k) options.labels.emplace_back(named.values[k][col]);
-    options.label_rank = numbers_of(named, q.label_by);
-    if (options.label_rank.empty() && svg.count("--label-by") > 0)
+    const auto rank = static_cast<std::size_t>(std::find(x.columns().begin(), x.columns().end(), q.label_by) - x.columns().begin());
+    if (rank == x.columns().size() && svg.count("--label-by") > 0)
         throw io::parse_error(x.source(), 0, "no column '" + q.label_by + "' (--label-by)");
-    if (!options.labels.empty() && hits.size() > options.max_labels)
+    if (rank < x.columns().size()) options.label_rank = numbers_of(named, named.find_column(q.label_by));
+    if (!options.labels.empty())
         options.label_note = options.label_rank.empty() ? "labelled: the first hits, where room"
                                                          : "labelled: the largest by " + q.label_by + ", where room";
     std::vector<geo::lonlat> locations(ix.size());

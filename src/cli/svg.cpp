@@ -429,8 +429,8 @@ struct label_candidate {
     bool centred;  // centred on (x, y); else starting at (x + 4, y - 4), beside a dot
 };
 
-// The legend's box, with `note` as a last line of its own: in the corner of the map that
-// holds the fewest label anchors (top right on a tie; the bottom corners clear of the
+// The legend's box, with `note` as a last line of its own: in the corner of the map, of
+// those it fits in, that holds the fewest label anchors (top right on a tie; the bottom corners clear of the
 // degree labels, the bottom right of the scale bar too).
 rect legend_area(const std::vector<legend_item>& items, const std::string& note, double width, double height,
                  const std::vector<label_candidate>& labels) {
@@ -444,6 +444,7 @@ rect legend_area(const std::vector<legend_item>& items, const std::string& note,
     const rect* best = &corners[0];
     std::size_t fewest = labels.size() + 1;
     for (const rect& r : corners) {
+        if (r.y0 < 0 || r.y1 > height - 8) continue;  // no room there
         std::size_t n = 0;
         for (const auto& c : labels) n += c.x >= r.x0 && c.x <= r.x1 && c.y >= r.y0 && c.y <= r.y1;
         if (n < fewest) fewest = n, best = &r;

@@ -255,6 +255,8 @@ TEST_CASE("quoct svg: labels without overlaps, the largest first; degree labels 
     // that is not there is an error.
     REQUIRE(quoct_test::run_cli("svg --label-by id --lon 2.3522 --lat 48.8566 --km 25 -o '" + file + "'").status == 0);
     CHECK(quoct_test::run_cli("svg --label-by nope --lon 2.3522 --lat 48.8566 --km 25 -o '" + file + "'").status == 1);
+    // A named column with no hits to label is no error.
+    CHECK(quoct_test::run_cli("svg --label-by population --lon 0 --lat 0 --km 1 -o '" + file + "'").status == 0);
 }
 
 TEST_CASE("quoct svg --polygons: a choropleth of join --count's counts, in quantile classes, with a legend",
@@ -332,6 +334,7 @@ TEST_CASE("quoct svg --polygons: a choropleth of join --count's counts, in quant
     CHECK(quoct_test::run_cli("svg --classes 8 --polygons '" + countries + "' -o '" + file + "'").status == 2);
     CHECK(quoct_test::run_cli("svg --km 5 --lon 0 --lat 0 --polygons '" + countries + "' -o '" + file + "'").status == 2);
     CHECK(quoct_test::run_cli("svg --classes 3 -o '" + file + "'").status == 2);  // --classes needs --polygons
+    CHECK(quoct_test::run_cli("svg --polygons - -o '" + file + "' - < /dev/null").status == 2);  // stdin twice
     const std::string err = quoct_test::temp_path("choropleth.err");
     CHECK(quoct_test::run_cli("svg --polygon-label-column nope --polygons '" + countries + "' -o '" + file + "'", err)
               .status == 1);

@@ -12,8 +12,8 @@
 - ```sh blocks: their `quoct` commands (lines starting ./build/src/quoct, or the printf or
   ogr2ogr lines feeding them) run in bash with -e and pipefail, in a scratch folder where
   build/src/quoct is the built command and data/ the repository's data, all blocks in one
-  folder in README order. Other lines (package installs, cmake, pip, mpiexec, fuzzing) are
-  build steps that CI runs in stages of its own; they are listed, not run. A ```text block
+  folder in README order. Lines of known build steps (package installs, cmake, ctest, the
+  venv and pip, mpiexec, fuzzing) are listed, not run; any other line fails the test. A ```text block
   after a sh block (with only prose between) is what its last command prints: every line
   of it but those starting "..." must appear in that output, in order.
 - ```cmake and other blocks are not run (the install-and-find_package test builds a
@@ -92,6 +92,11 @@ def logical_lines(text):
 
 
 RUN_PREFIXES = ("./build/src/quoct", "printf", "ogr2ogr")
+# Build steps: lines of sh blocks that install or build, which this test does not run. Any
+# other line fails the test, so a command written another way cannot slip through unrun.
+BUILD_PREFIXES = ("$(command -v sudo) apt-get", "sudo apt-get", "cmake ", "ctest ", "/usr/bin/python3 -m venv",
+                  "venv/bin/pip", "mpiexec ", "tests/fuzz/run", "build-fuzz/")
+LANGUAGES = ("cpp", "python", "sh", "text", "cmake")
 
 
 def main():
@@ -138,6 +143,9 @@ def main():
             last_output = None
             continue
         last_output = None
+        if lang not in LANGUAGES:
+            fail(line, f"a code block of an unknown kind ({lang}): name it cpp, python, sh, text or cmake", text[:200])
+            continue
         if lang == "cpp":
             source = cpp_source(text, line)
             flags = shlex.split(args.cxx_flags)
@@ -167,6 +175,10 @@ def main():
         elif lang == "sh":
             lines = logical_lines(text)
             run = [l for l in lines if l.startswith(RUN_PREFIXES)]
+            unknown = [l for l in lines if l not in run and not l.startswith(BUILD_PREFIXES)]
+            if unknown:
+                fail(line, "a sh line that is neither a quoct command nor a known build step", "\n".join(unknown))
+                continue
             for l in lines:
                 if l not in run:
                     print(f"README.md:{line}: a build step, not run here: {l[:100]}")
@@ -196,6 +208,9 @@ def main():
     for f in failures:
         print(f"FAILED {f}\n", file=sys.stderr)
     print(f"README code blocks: {ran} passed, {len(failures)} failed, {len(skipped)} skipped")
+    if not failures and ran == 0:
+        print("no block could be checked: nothing was built that they need", file=sys.stderr)
+        return 1
     return 1 if failures else 0
 
 
