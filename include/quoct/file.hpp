@@ -412,133 +412,14 @@ struct codec_mappable<Codec, std::void_t<decltype(Codec::mappable)>> : std::inte
 template <class T, std::size_t D, class Id>
 struct file_codec<orthtree<T, D, Id>> {
     using tree = orthtree<T, D, Id>;
-    using node = typename tree::node;
-    static constexpr std::size_t meta_count = 8;
+    using data = typename tree::data_type;
 
     static std::string type_name() {
         return "orthtree<" + scalar_name<T>() + ", " + std::to_string(D) + ", " + id_name<Id>() + ">";
     }
-
-    static void write(const tree& t, file_writer& w, const std::string& prefix) {
-        w.add_copy(prefix + "meta",
-                   std::vector<std::uint64_t>{t.size_, t.depth_, t.options_.leaf_size, t.options_.max_depth,
-                                              t.options_.nearest_index ? 1u : 0u, t.axis_bits_, t.key_shift_,
-                                              t.node_count()});
-        std::vector<T> bounds(2 * D);
-        for (std::size_t a = 0; a < D; ++a) bounds[a] = t.bounds_.lo[a], bounds[D + a] = t.bounds_.hi[a];
-        w.add_copy(prefix + "bounds", bounds);
-        w.add(prefix + "coords", t.coords_.data(), t.coords_.size());
-        w.add(prefix + "ids", t.ids_.data(), t.ids_.size());
-        if (sizeof(node) == 2 * D * sizeof(T) + 2 * sizeof(Id)) {
-            w.add(prefix + "nodes", t.nodes_.data(), t.nodes_.size());
-        } else {  // padding inside a node: written as zeros, so that equal trees give equal files
-            std::vector<unsigned char> bytes(t.nodes_.size() * sizeof(node), 0);
-            for (std::size_t i = 0; i < t.nodes_.size(); ++i) {
-                const node& n = t.nodes_[i];
-                unsigned char* at = bytes.data() + i * sizeof(node);
-                std::memcpy(at + offsetof(node, lo), n.lo, sizeof n.lo);
-                std::memcpy(at + offsetof(node, hi), n.hi, sizeof n.hi);
-                std::memcpy(at + offsetof(node, begin), &n.begin, sizeof n.begin);
-                std::memcpy(at + offsetof(node, skip), &n.skip, sizeof n.skip);
-            }
-            w.add_bytes(prefix + "nodes", std::move(bytes), sizeof(node));
-        }
-        w.add(prefix + "node_keys", t.node_keys_.data(), t.node_keys_.size());
-        w.add(prefix + "parents", t.parents_.data(), t.parents_.size());
-    }
-
-    static tree read(const file_reader& r, const std::string& prefix) {
-        const section<std::uint64_t> m = r.get<std::uint64_t>(prefix + "meta", meta_count);
-        const std::size_t n = file_reader::to_size(m[0]), count = file_reader::to_size(m[7]);
-        tree t;
-        if (n > std::size_t{std::numeric_limits<Id>::max()} / 2 || (n == 0) != (count == 0) || count > 2 * n)
-            r.fail("damaged: " + std::to_string(m[0]) + " points in " + std::to_string(m[7]) + " nodes");
-        if (n > file_reader::any / D) r.fail("damaged: too many points");
-        t.size_ = n;
-        t.depth_ = file_reader::to_size(m[1]);
-        t.options_.leaf_size = file_reader::to_size(m[2]);
-        t.options_.max_depth = file_reader::to_size(m[3]);
-        t.options_.nearest_index = m[4] != 0;
-        if (t.options_.leaf_size == 0 || t.options_.leaf_size == build_options::auto_leaf_size ||
-            t.options_.max_depth > max_depth_limit || m[4] > 1)
-            r.fail("damaged: build options out of range");
-        const section<T> bounds = r.get<T>(prefix + "bounds", 2 * D);
-        for (std::size_t a = 0; a < D; ++a) t.bounds_.lo[a] = bounds[a], t.bounds_.hi[a] = bounds[D + a];
-        t.coords_ = r.get<T>(prefix + "coords", D * n);
-        t.ids_ = r.get<Id>(prefix + "ids", n);
-        t.nodes_ = r.get<node>(prefix + "nodes", n == 0 ? 0 : count + 1);
-        const bool keyed = t.options_.nearest_index && n != 0;
-        t.node_keys_ = r.get<std::uint32_t>(prefix + "node_keys", keyed ? count : 0);
-        t.parents_ = r.get<Id>(prefix + "parents", keyed ? count : 0);
-        if (n == 0) return t;
-        for (std::size_t a = 0; a < D; ++a)
-            if (!(std::isfinite(t.bounds_.lo[a]) && std::isfinite(t.bounds_.hi[a]) && t.bounds_.lo[a] <= t.bounds_.hi[a]))
-                r.fail("damaged: the bounds are not a finite box");
-        check_structure(r, t, count);
-        check_ids(r, t);
-        if (keyed) {
-            const unsigned bits = static_cast<unsigned>(std::min<std::uint64_t>(m[5], 64));
-            const unsigned key_bits = bits * static_cast<unsigned>(D);
-            if (bits == 0 || bits > morton_bits<D>() || m[6] != (key_bits > 32 ? key_bits - 32 : 0))
-                r.fail("damaged: the nearest index's key grid is out of range");
-            t.axis_bits_ = bits;
-            t.key_shift_ = static_cast<unsigned>(m[6]);
-            t.grid_ = std::make_shared<const quantizer<T, D>>(t.bounds_, bits);
-        }
-        t.lookup_ = std::make_shared<typename tree::id_lookup>();
-        // Checksums say the bytes are the ones saved, not that a builder wrote them (a forger
-        // can mend checksums), so no tree read from a file counts its coordinates finite.
-        t.unchecked_ = true;
-        return t;
-    }
-
-    // The ids are a permutation of [0, n): code that indexes its own arrays by id (pair
-    // searches, neighbour lists, Python's points) may rely on it. O(n), n bits.
-    static void check_ids(const file_reader& r, const tree& t) {
-        std::vector<std::uint64_t> seen((t.size_ + 63) / 64, 0);
-        const Id* ids = t.ids_.data();
-        for (std::size_t i = 0; i < t.size_; ++i) {
-            const std::size_t id = ids[i];
-            if (id >= t.size_ || (seen[id >> 6] >> (id & 63) & 1u) != 0)
-                r.fail("damaged: the ids are not a permutation (point " + std::to_string(i) + ")");
-            seen[id >> 6] |= std::uint64_t{1} << (id & 63);
-        }
-    }
-
-    // The nodes are a tree in pre-order as the builder makes them, so that no search can
-    // leave the arrays or loop: the root spans all, every skip lies beyond its node and
-    // within its parent's subtree, node starts never decrease (so every run of points is
-    // inside [0, n)), no node has more than 2^D children, the depth is the one recorded (the
-    // searches size their stacks by it), and each parent is the one recorded. O(nodes).
-    static void check_structure(const file_reader& r, const tree& t, std::size_t count) {
-        const auto bad = [&](std::size_t i, const char* what) {
-            r.fail("damaged: node " + std::to_string(i) + " " + what);
-        };
-        const node* nodes = t.nodes_.data();
-        if (nodes[0].begin != 0 || nodes[0].skip != count) bad(0, "does not span the tree");
-        if (nodes[count].begin != t.size_) bad(count, "(the end) does not end the points");
-        struct open_node {
-            std::size_t index, children;
-        };
-        std::vector<open_node> path;
-        std::size_t depth = 0;
-        for (std::size_t i = 0; i < count; ++i) {
-            const std::size_t skip = nodes[i].skip;
-            while (!path.empty() && i >= nodes[path.back().index].skip) path.pop_back();
-            if (i != 0) {
-                if (path.empty()) bad(i, "lies outside the root");
-                open_node& parent = path.back();
-                if (skip > nodes[parent.index].skip) bad(i, "runs past its parent");
-                if (++parent.children > tree::fanout) bad(i - 1, "has too many children");
-                if (!t.parents_.empty() && t.parents_[i] != parent.index) bad(i, "has the wrong parent");
-            }
-            if (skip <= i || skip > count) bad(i, "skips out of the tree");
-            if (nodes[i].begin > nodes[i + 1].begin) bad(i, "starts after the next node");
-            if (skip != i + 1) path.push_back(open_node{i, 0});
-            else depth = std::max(depth, path.size());
-        }
-        if (depth != t.depth_) r.fail("damaged: the tree is " + std::to_string(depth) + " deep, not " + std::to_string(t.depth_));
-    }
+    // The tree's data knows its sections and their checks (detail/orthtree_data.hpp).
+    static void write(const tree& t, file_writer& w, const std::string& prefix) { t.data().write_sections(w, prefix); }
+    static tree read(const file_reader& r, const std::string& prefix) { return tree(data::read_sections(r, prefix)); }
 };
 
 template <class Id>
@@ -683,7 +564,7 @@ private:
         // The parts' coordinates are what a rebuild and a fold read back, and the tree they
         // go to refuses a NaN or infinite one: so no part may hold one (no builder makes it).
         const auto finite = [&](const part& p) {
-            const T* c = p.tree.coords_.data();
+            const T* c = p.tree.data().coords_.data();
             for (std::size_t i = 0, m = p.tree.size() * D; i < m; ++i)
                 if (!std::isfinite(c[i])) r.fail("damaged: a point of a part has a NaN or infinite coordinate");
         };

@@ -29,9 +29,11 @@
 #include <utility>
 #include <vector>
 
+#include "build_options.hpp"
 #include "detail/callback.hpp"
 #include "detail/knn.hpp"
 #include "detail/morton.hpp"
+#include "detail/orthtree_data.hpp"
 #include "detail/pair_kernels.hpp"
 #include "detail/query_shapes.hpp"
 #include "detail/section.hpp"
@@ -42,63 +44,7 @@
 
 namespace quoct {
 
-/// The deepest a tree may be, and build_options::max_depth's default; an option may not
-/// exceed it. It never stops the split of distinct points of float, double or long double, so
-/// with the default a leaf holds over leaf_size points only if they are all equal. Why: a
-/// node's children halve its cell on every axis, and a grid fitted to a node's points (when
-/// the keys run out of bits) is no wider than the cell they lie in, so a node at depth d lies
-/// in a cell 2^-d as wide as the root's bounds on each axis. Those are at most 2 max() wide,
-/// and two distinct finite values differ by at least denorm_min(), so a node holding two
-/// distinct points lies at depth at most log2(2 max() / denorm_min()) = 1 + max_exponent -
-/// min_exponent + digits, and its children one deeper (detail::split_depth_bound): 279 for
-/// float, 2,100 for double, 32,831 for x87 80-bit long double and 32,880 for IEEE binary128.
-/// The limit is about twice the largest (rounding in a fitted grid moves its cell edges by
-/// units in the last place, not by a level). Queries size their stacks by the tree's actual
-/// depth(), so the limit costs a shallow tree nothing.
-constexpr std::size_t max_depth_limit = 65536;
-
-/// How a tree is built.
-struct build_options {
-    /// Stands for the leaf size measured best for the tree's dimension (see leaf_size).
-    static constexpr std::size_t auto_leaf_size = std::numeric_limits<std::size_t>::max();
-    /// A node with at most this many points is not split. Must be at least 1. The default,
-    /// auto_leaf_size, is default_leaf_size(D): 32 in 2D and 48 in other dimensions
-    /// (chosen by callgrind counts of radius, count and k-nearest queries on the benchmark
-    /// sets, then timed; bench/README.md).
-    std::size_t leaf_size = auto_leaf_size;
-
-    /// The leaf size auto_leaf_size stands for in a tree of the given dimension.
-    static constexpr std::size_t default_leaf_size(std::size_t dimension) noexcept {
-        return dimension == 2 ? 32 : 48;
-    }
-
-    /// Nodes at this depth (the root is at 0) are leaves whatever their size: a cap of your
-    /// own on depth() for data spread over many scales (each level halves a node's cell, so
-    /// points from 1e-20 to 1e20 nest about 133 deep), at the price of leaves over leaf_size.
-    /// At most max_depth_limit, the default, which never caps a tree of float, double or
-    /// long double points (equal points are never split, whatever the depth).
-    std::size_t max_depth = max_depth_limit;
-    /// Keep per node its first point's Morton key and its parent (4 + sizeof(Id) bytes a
-    /// node; about 0.3 to 0.6 bytes a point at the default leaf sizes), so that nearest()
-    /// starts at the leaf holding the query, found by a binary search over the keys, rather
-    /// than by a descent from the root that tests each level's children (measured faster
-    /// for k-nearest on every benchmark set; bench/README.md). Off: a smaller tree, same
-    /// answers. Radius, box and count queries do not use it.
-    bool nearest_index = true;
-};
-
 namespace detail {
-
-/// The deepest a node of a tree of T can lie (see max_depth_limit): a node holding two
-/// distinct points lies at depth at most log2(2 max() / denorm_min()), its children one
-/// deeper, and a node of equal points is not split.
-template <class T>
-constexpr std::size_t split_depth_bound() noexcept {
-    using L = std::numeric_limits<T>;
-    return static_cast<std::size_t>(1 + L::max_exponent - L::min_exponent + L::digits) + 1;
-}
-static_assert(split_depth_bound<long double>() < max_depth_limit,
-              "quoct: max_depth_limit must stay above the deepest split of long double points");
 
 template <class Index>
 struct file_codec;  // quoct/file.hpp: an index's data to and from a file
@@ -188,7 +134,9 @@ struct has_ball_in_box<Metric, Box, T,
 /// Its ball, box and nearest queries (query, count, visit, query_with_distances, nearest)
 /// are point_queries'.
 template <class T, std::size_t D, class Id = std::uint32_t>
-class orthtree : public point_queries<orthtree<T, D, Id>, T, D, Id>, private detail::plain_space<T, D> {
+class orthtree : public point_queries<orthtree<T, D, Id>, T, D, Id>,
+                 private detail::plain_space<T, D>,
+                 private detail::orthtree_data<T, D, Id> {
     static_assert(std::is_floating_point<T>::value, "quoct::orthtree: T must be float, double or long double");
     static_assert(D >= 1 && D <= 8, "quoct::orthtree: D must be between 1 and 8 (2^D children per node)");
     static_assert(std::is_integral<Id>::value && std::is_unsigned<Id>::value,
@@ -347,14 +295,25 @@ public:
     }
 
 private:
+    // The data (detail/orthtree_data.hpp): the sections the searches read, and their numbers.
     // A node's box is the exact bounds of its points in T (tight, so pruning is exact with
     // no rounding argument of its own; in T, so measuring it converts nothing).
-    struct node {
-        T lo[D];
-        T hi[D];
-        Id begin;  // the node's points are [begin, nodes_[skip].begin)
-        Id skip;   // the next node after this subtree in pre-order; index + 1 for a leaf
-    };
+    using data_type = detail::orthtree_data<T, D, Id>;
+    using node = typename data_type::node;
+    using data_type::size_;
+    using data_type::coords_;
+    using data_type::ids_;
+    using data_type::nodes_;
+    using data_type::node_keys_;
+    using data_type::parents_;
+    using data_type::grid_;
+    using data_type::axis_bits_;
+    using data_type::key_shift_;
+    using data_type::bounds_;
+    using data_type::depth_;
+    using data_type::unchecked_;
+    using data_type::options_;
+    using data_type::empty_box;
     // A node a nearest search defers, with its lower bound.
     struct deferred {
         Id index;
@@ -370,15 +329,6 @@ private:
         std::min(64 * (fanout - 1) + 1, std::size_t{16384} / sizeof(deferred));
     static_assert(inline_deferred >= fanout, "quoct: a node's children must fit the deferred stack");
     bool shallow() const noexcept { return depth_ <= 64 && depth_ * (fanout - 1) + 1 <= inline_deferred; }
-
-    static box_type empty_box() noexcept {
-        box_type b;
-        for (std::size_t i = 0; i < D; ++i) {
-            b.lo[i] = std::numeric_limits<T>::infinity();
-            b.hi[i] = -std::numeric_limits<T>::infinity();
-        }
-        return b;
-    }
 
     const T* axis(std::size_t a) const noexcept { return coords_.data() + a * size_; }
     box_type box_of(const node& n) const noexcept {
@@ -625,26 +575,16 @@ private:
         return l.position[id];
     }
 
-    std::size_t size_ = 0;
     std::shared_ptr<id_lookup> lookup_;
-    // The data, each array a section: owned when built here, or a view of a mapped file
-    // (quoct/file.hpp, through detail::file_codec, which reads and writes these members).
+
+    // Index files (quoct/file.hpp, through detail::file_codec) store the data's sections
+    // and make trees over data read back; they know nothing else of the tree.
     template <class>
     friend struct detail::file_codec;
-    detail::section<T> coords_;  // axis a of stored point i at coords_[a * size_ + i]
-    detail::section<Id> ids_;    // input position of stored point i
-    detail::section<node> nodes_;  // pre-order, then one sentinel whose begin is size_
-    // Where a nearest search starts (locate_leaf): per node the top 32 bits of its first
-    // point's Morton key on the root grid (non-decreasing in pre-order) and its parent.
-    detail::section<std::uint32_t> node_keys_;
-    detail::section<Id> parents_;
-    std::shared_ptr<const detail::quantizer<T, D>> grid_;  // the root grid of the keys
-    unsigned axis_bits_ = 0;                                // its bits per axis
-    unsigned key_shift_ = 0;                                // key bits dropped to fit 32
-    box_type bounds_ = empty_box();
-    std::size_t depth_ = 0;
-    bool unchecked_ = false;  // coordinates not known finite: a file opened without checksums
-    build_options options_;
+    const data_type& data() const noexcept { return *this; }
+    explicit orthtree(data_type data) : data_type(std::move(data)) {
+        if (size_ != 0) lookup_ = std::make_shared<id_lookup>();
+    }
 };
 
 /// A quadtree: the orthtree in 2D.
