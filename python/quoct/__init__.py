@@ -46,6 +46,12 @@ never maps). All three pickle as the bytes of that file, so ``copy.deepcopy`` an
 file, holds another kind of index, or is truncated or damaged raises :class:`FileError`
 (an ``OSError``) naming the file and the cause.
 
+LAS point clouds: ``quoct.read_las(path, fields=...)`` reads a LAS file (1.0 to 1.4, point
+formats 0 to 10, uncompressed) into an (n, 3) float64 array and a dict of the fields asked
+for; ``quoct.iter_las`` yields it in chunks of bounded size; ``quoct.las_header`` reads the
+header alone. A damaged, truncated or compressed (LAZ) file raises ``ValueError`` naming it
+and the cause (docs/io.md lists every check).
+
 Threads: every method releases the GIL while it builds or searches; ``workers=-1``
 uses one thread per CPU. Trees are immutable, so any number of Python threads may
 query one tree at once.
@@ -62,7 +68,7 @@ from . import geo
 from ._checks import leafsize as _leafsize
 from ._core import FileError
 
-__all__ = ["Tree", "TreeNode", "DynamicTree", "FileError", "geo"]
+__all__ = ["Tree", "TreeNode", "DynamicTree", "FileError", "geo", "read_las", "iter_las", "las_header"]
 __version__ = _core.__version__
 
 _MAX_DIM = 8  # Tree; DynamicTree takes up to _MAX_DYNAMIC_DIM
@@ -968,3 +974,71 @@ class DynamicTree:
         """The k nearest live points of x; as :meth:`Tree.query`, but missing neighbours
         are padded with ``id_bound`` (never a live id) instead of n."""
         return _knn(self._core, self.m, x, k, eps, p, distance_upper_bound, workers)
+
+
+def _las_path(path):
+    if not isinstance(path, (str, bytes, _os.PathLike)):
+        raise TypeError(f"quoct: path must be a str or os.PathLike, not {type(path).__name__}")
+    return _os.fsdecode(path)
+
+
+def _las_fields(fields):
+    if isinstance(fields, str):
+        raise TypeError("quoct: fields must be a sequence of names, not one str (use [name])")
+    names = list(fields)
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError(f"quoct: field names are str, not {type(name).__name__}")
+    return names
+
+
+def las_header(path):
+    """The header of the LAS file at ``path``, checked against the file (its points are not
+    read): a dict with ``version`` (major, minor), ``point_format``, ``record_length``,
+    ``point_count``, ``point_offset``, ``scale``, ``offset``, ``min``, ``max`` (x, y, z
+    tuples), ``system_identifier``, ``generating_software`` and ``fields`` (the names
+    :func:`read_las` accepts). Raises ValueError for a file that is not a readable LAS file.
+    """
+    return _core.LasReader(_las_path(path), [], True).header
+
+
+def iter_las(path, chunk=1 << 20, fields=(), check_bounds=True):
+    """Yields the points of the LAS file at ``path`` in file order, at most ``chunk`` at a
+    time, as ``(xyz, values)``: ``xyz`` an (m, 3) float64 array, ``values`` a dict from each
+    name in ``fields`` to an (m,) float64 array. Memory is bounded by the chunk, whatever
+    the file's size. Raises ValueError as :func:`read_las` does (a bad point when its chunk
+    is read), and TypeError for a chunk that is not a positive int.
+    """
+    if isinstance(chunk, bool) or not isinstance(chunk, _numbers.Integral) or chunk < 1:
+        raise TypeError(f"quoct: chunk must be a positive int, not {chunk!r}")
+    names = _las_fields(fields)
+    reader = _core.LasReader(_las_path(path), names, bool(check_bounds))
+    while True:
+        xyz, values = reader.read(int(chunk))
+        if len(xyz) == 0:
+            return
+        yield xyz, {name: values[:, j].copy() for j, name in enumerate(names)}
+
+
+def read_las(path, fields=(), check_bounds=True):
+    """Reads every point of the LAS file at ``path`` (LAS 1.0 to 1.4, point formats 0 to
+    10, uncompressed): returns ``(xyz, values)``, ``xyz`` an (n, 3) float64 array (each
+    coordinate ``X * scale + offset``, the product rounded before the sum, as the LAS
+    specification computes it) and ``values`` a dict from each name in ``fields`` to an
+    (n,) float64 array. Field names: intensity, return_number, number_of_returns,
+    scan_direction_flag, edge_of_flight_line, classification, synthetic, key_point,
+    withheld, overlap and scanner_channel (formats 6-10), scan_angle (degrees),
+    user_data, point_source_id, gps_time, red, green, blue, nir, and the file's extra
+    bytes by name (:func:`las_header` lists a file's). ``check_bounds=False`` reads a file
+    whose points lie outside its header's bounds.
+
+    Raises ValueError naming the file and the cause: not a LAS file, a version or format
+    it does not know, a truncated or damaged file (a point count that disagrees with the
+    file's size, records too short for the format, records past the points' start), a
+    compressed (LAZ) file, a field the format lacks, a point outside the header's bounds.
+    """
+    names = _las_fields(fields)
+    reader = _core.LasReader(_las_path(path), names, bool(check_bounds))
+    count = reader.header["point_count"]
+    xyz, values = reader.read(max(count, 1))
+    return xyz, {name: values[:, j].copy() for j, name in enumerate(names)}

@@ -1,6 +1,6 @@
 # Type stubs for quoct (the docstrings are in __init__.py: help(quoct.Tree)).
 import os
-from typing import Any, List, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -145,3 +145,16 @@ class DynamicTree:
         distance_upper_bound: float = ...,
         workers: _Workers = 1,
     ) -> Tuple[Any, Any]: ...
+
+def las_header(path: _Path) -> Dict[str, Any]: ...
+def iter_las(
+    path: _Path,
+    chunk: int = ...,
+    fields: Sequence[str] = (),
+    check_bounds: bool = True,
+) -> Iterator[Tuple[npt.NDArray[np.float64], Dict[str, npt.NDArray[np.float64]]]]: ...
+def read_las(
+    path: _Path,
+    fields: Sequence[str] = (),
+    check_bounds: bool = True,
+) -> Tuple[npt.NDArray[np.float64], Dict[str, npt.NDArray[np.float64]]]: ...

@@ -332,6 +332,7 @@ Class& def_point_queries(Class& cls) {
 void bind_tree(py::module_& m);
 void bind_dynamic(py::module_& m);
 void bind_geo(py::module_& m);
+void bind_las(py::module_& m);
 
 }  // namespace quoct_py
 

@@ -4,7 +4,7 @@
 //
 // Errors: quoct's std::invalid_argument and std::length_error reach Python as ValueError
 // (pybind11's own translation), std::out_of_range as IndexError, and quoct::io::parse_error
-// (a WKT polygon that cannot be read) as ValueError.
+// (a WKT polygon that cannot be read, a LAS file that cannot be read) as ValueError.
 #include <quoct/io/csv.hpp>
 
 #include "common.hpp"
@@ -34,4 +34,5 @@ PYBIND11_MODULE(_core, m) {
     quoct_py::bind_tree(m);
     quoct_py::bind_dynamic(m);
     quoct_py::bind_geo(m);
+    quoct_py::bind_las(m);
 }
