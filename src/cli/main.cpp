@@ -43,6 +43,7 @@
 #include "gdal_module.hpp"
 #endif
 
+#include "info.hpp"
 #include "svg.hpp"
 
 namespace {
@@ -80,6 +81,7 @@ struct query {
     std::string basemap;
     std::string label_by = "population";  // svg: the column ranking the hits' labels
     std::size_t classes = 5;              // svg --polygons: colour classes
+    std::string info_file;                // info: the file described
 };
 
 /// The join subcommand's options.
@@ -586,6 +588,7 @@ struct commands {
     CLI::App* join;
     CLI::App* svg;
     CLI::App* index;
+    CLI::App* info;
 };
 
 /// Declares every subcommand and its options, writing the parsed values into c, q and a.
@@ -684,6 +687,10 @@ commands add_commands(CLI::App& app, common& c, query& q, number_args& a, join_a
                                                    "nothing is written");
     add_input(*cmd.index, c);
     cmd.index->footer(index_footer);
+    cmd.info = app.add_subcommand("info", "what FILE holds, from its header (checked against the file; the points are "
+                                          "not read): a LAS file's version, point format, count, bounds and fields, or "
+                                          "a quoct index file's type and sections");
+    cmd.info->add_option("FILE", q.info_file, "a LAS file or an index file made by 'quoct index'")->required();
     for (auto* sub : {cmd.near, cmd.box, cmd.polygon, cmd.join, cmd.svg}) {
         add_common(*sub, c);
         sub->footer(rules_footer);
@@ -1149,6 +1156,11 @@ void run_svg(const CLI::App& svg, const query& q, const join_args& j, const io::
 /// Runs the parsed subcommand `used`; returns the exit code. Throws on data errors.
 int run(const CLI::App* used, const commands& cmd, const common& c, const query& q, const join_args& j) {
     if (used == cmd.index) return run_index(c, q);
+    if (used == cmd.info) {
+        quoct::cli::describe_file(std::cout, q.info_file);
+        std::cout.flush();
+        return std::cout ? 0 : 1;
+    }
     input in = read_input(c, c.file);
     const io::location_index x = indexed(in);
     const geo::index<>& ix = x.index();

@@ -110,8 +110,12 @@ public:
     /// Reads LAS bytes in memory (a buffer, a mapping), which must stay alive and unchanged
     /// while the reader lives; `source` names them in errors. Throws parse_error.
     las_reader(const void* data, std::size_t size, const std::string& source, las_options options = {});
-    las_reader(las_reader&&) noexcept;
-    las_reader& operator=(las_reader&&) noexcept;
+    /// Takes over another reader's file and place in it; `other` may only be destroyed or
+    /// assigned to.
+    las_reader(las_reader&& other) noexcept;
+    /// Takes over another reader's file and place in it, closing this one's.
+    las_reader& operator=(las_reader&& other) noexcept;
+    /// Closes the file.
     ~las_reader();
 
     /// The file's header.
