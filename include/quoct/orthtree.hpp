@@ -10,6 +10,10 @@
 // depth-first pre-order: a node's first child follows it, and each node records where its
 // subtree ends (skip), so a query walks the vector forwards with no stack at all. Node
 // boxes are the exact bounds of their points, in T.
+//
+// Files: this header is the tree's interface and its searches; its data (the sections above
+// and the checks that make them safe to search) is detail/orthtree_data.hpp, and the
+// builder that fills them from points in memory detail/orthtree_build.hpp.
 #ifndef QUOCT_ORTHTREE_HPP
 #define QUOCT_ORTHTREE_HPP
 
@@ -33,6 +37,7 @@
 #include "detail/callback.hpp"
 #include "detail/knn.hpp"
 #include "detail/morton.hpp"
+#include "detail/orthtree_build.hpp"
 #include "detail/orthtree_data.hpp"
 #include "detail/pair_kernels.hpp"
 #include "detail/query_shapes.hpp"
@@ -314,6 +319,9 @@ private:
     using data_type::unchecked_;
     using data_type::options_;
     using data_type::empty_box;
+    using data_type::axis;
+    using data_type::point_at;
+    using data_type::is_leaf;
     // A node a nearest search defers, with its lower bound.
     struct deferred {
         Id index;
@@ -330,7 +338,6 @@ private:
     static_assert(inline_deferred >= fanout, "quoct: a node's children must fit the deferred stack");
     bool shallow() const noexcept { return depth_ <= 64 && depth_ * (fanout - 1) + 1 <= inline_deferred; }
 
-    const T* axis(std::size_t a) const noexcept { return coords_.data() + a * size_; }
     box_type box_of(const node& n) const noexcept {
         box_type b;
         for (std::size_t a = 0; a < D; ++a) {
@@ -338,12 +345,6 @@ private:
             b.hi[a] = n.hi[a];
         }
         return b;
-    }
-    static bool is_leaf(const node& n, std::size_t index) noexcept { return n.skip == index + 1; }
-    point_type point_at(std::size_t i) const noexcept {
-        point_type p;
-        for (std::size_t a = 0; a < D; ++a) p[a] = coords_[a * size_ + i];
-        return p;
     }
 
     // --- queries -------------------------------------------------------------------------
@@ -499,42 +500,14 @@ private:
             [ids](Id position) { return ids[position]; });
     }
 
-    // --- build ---------------------------------------------------------------------------
-
-    // Packed sort items: a Morton key above index_bits, a position below.
-    struct build_state {
-        detail::raw_vector<std::uint64_t> items;
-        detail::raw_vector<std::uint64_t> scratch;
-        unsigned index_bits;
-        unsigned axis_bits;
-        std::uint64_t key(std::size_t i) const noexcept { return items[i] >> index_bits; }
-        std::size_t index(std::uint64_t item) const noexcept {
-            return static_cast<std::size_t>(item & ((std::uint64_t{1} << index_bits) - 1));
-        }
-    };
+    // --- build (detail/orthtree_build.hpp) --------------------------------------------------
 
     template <class Source>
-    void build(const Source& points, const build_options& options);
-    template <class Source>
-    box_type check_input(const Source& points, const build_options& options) const;
-    template <class Source>
-    void sort_input(const Source& points, const box_type& all, build_state& st);
-    template <class Source>
-    void requantize(const Source& points, std::size_t b, std::size_t e, build_state& st);
-    template <class Source>
-    void store_points(const Source& points, build_state& st);
-    void set_boxes();
-    // A node yet to be built over stored points [b, e): see build_nodes.
-    struct pending {
-        std::size_t b, e, depth;
-        unsigned bits_left;
-        bool fresh;
-    };
-    template <class Source>
-    void build_nodes(const Source& points, build_state& st);
-    template <class Source>
-    std::size_t split_node(const Source& points, pending& t, std::size_t* run_start, build_state& st);
-    void set_box(std::size_t ni, const box_type& exact);
+    void build(const Source& points, const build_options& options) {
+        detail::orthtree_builder<T, D, Id>(static_cast<data_type&>(*this)).build(points, options);
+        if (size_ != 0) lookup_ = std::make_shared<id_lookup>();
+    }
+
     // search_nearest, calling sink(position, distance) (a point's storage position);
     // Single: sink offers every point to a set that keeps one (k == 1).
     template <bool Single, class Metric, class Set, class Sink>
@@ -545,8 +518,6 @@ private:
     void scan_leaf(const Metric& metric, const Set& set, Sink& sink, std::size_t b, std::size_t e) const;
     template <class Metric, class Set, class Sink>
     void scan_start_leaf(const Metric& metric, const Set& set, Sink& sink, std::size_t b, std::size_t e) const;
-    box_type tight_bounds(std::size_t b, std::size_t e) const noexcept;
-    void index_leaves(const box_type& all, unsigned axis_bits);
     template <class Metric>
     std::size_t locate_leaf(const Metric& metric, std::size_t* up) const;
     template <class Metric>
@@ -597,84 +568,6 @@ using octree = orthtree<T, 3, Id>;
 // ---------------------------------------------------------------------------------------
 // Implementation
 
-/// Checks the options and the points, and returns the bounds of the points: one pass.
-template <class T, std::size_t D, class Id>
-template <class Source>
-auto orthtree<T, D, Id>::check_input(const Source& points, const build_options& options) const -> box_type {
-    const std::size_t n = points.size();
-    if (options.leaf_size == 0) throw std::invalid_argument("quoct: build_options::leaf_size must be at least 1");
-    if (options.max_depth > max_depth_limit)
-        throw std::invalid_argument("quoct: build_options::max_depth may not exceed " +
-                                    std::to_string(max_depth_limit));
-    if (n > std::size_t{std::numeric_limits<Id>::max()} / 2)
-        throw std::length_error("quoct: " + std::to_string(n) + " points do not fit the Id type");
-    box_type all = empty_box();
-    bool finite = true;
-    for (std::size_t i = 0; i < n; ++i) {
-        const point_type p = points[i];
-        for (std::size_t a = 0; a < D; ++a) {
-            const T v = p[a];
-            finite &= std::abs(v) <= std::numeric_limits<T>::max();  // false for NaN too
-            all.lo[a] = std::min(all.lo[a], v);
-            all.hi[a] = std::max(all.hi[a], v);
-        }
-    }
-    if (!finite)
-        for (std::size_t i = 0; i < n; ++i)
-            if (!is_finite(points[i]))
-                throw std::invalid_argument("quoct: point " + std::to_string(i) + " has a NaN or infinite coordinate");
-    return all;
-}
-
-template <class T, std::size_t D, class Id>
-template <class Source>
-void orthtree<T, D, Id>::build(const Source& points, const build_options& options) {
-    const std::size_t n = points.size();
-    const box_type all = check_input(points, options);
-    options_ = options;
-    if (options_.leaf_size == build_options::auto_leaf_size) options_.leaf_size = build_options::default_leaf_size(D);
-    size_ = n;
-    if (n == 0) return;
-    lookup_ = std::make_shared<id_lookup>();
-    build_state st;
-    const detail::key_layout layout = detail::key_layout_for<D>(n);
-    if (layout.axis_bits == 0) throw std::length_error("quoct: too many points to sort");
-    st.index_bits = layout.index_bits;
-    st.axis_bits = layout.axis_bits;
-    // In steps that keep the peak near the input plus the finished tree: the sorted keys
-    // (with their scratch while sorting), then the nodes from the keys alone, then the keys
-    // traded for the ids, then the coordinates in key order, and last the node boxes.
-    sort_input(points, all, st);
-    bounds_ = all;
-    nodes_.reserve(2 * n / options_.leaf_size + 2);
-    build_nodes(points, st);
-    nodes_.push_back(node{});
-    nodes_.back().begin = static_cast<Id>(n);
-    store_points(points, st);
-    nodes_.shrink_to_fit();
-    set_boxes();
-    if (options_.nearest_index) index_leaves(all, st.axis_bits);
-}
-
-// The keys and parents locate_leaf() reads. Keys come from the root grid of sort_input (a
-// requantized subtree's points share one root key), so they never decrease in pre-order.
-template <class T, std::size_t D, class Id>
-void orthtree<T, D, Id>::index_leaves(const box_type& all, unsigned axis_bits) {
-    axis_bits_ = axis_bits;
-    grid_ = std::make_shared<const detail::quantizer<T, D>>(all, axis_bits);
-    const unsigned key_bits = axis_bits * static_cast<unsigned>(D);
-    key_shift_ = key_bits > 32 ? key_bits - 32 : 0;
-    const std::size_t count = node_count();
-    node_keys_.resize(count);
-    parents_.resize(count);
-    parents_[0] = 0;
-    for (std::size_t i = 0; i < count; ++i) {
-        node_keys_[i] = static_cast<std::uint32_t>(grid_->key(point_at(nodes_[i].begin)) >> key_shift_);
-        if (!is_leaf(nodes_[i], i))
-            for (std::size_t ci = i + 1; ci < nodes_[i].skip; ci = nodes_[ci].skip) parents_[ci] = static_cast<Id>(i);
-    }
-}
-
 // The leaf whose run of Morton keys holds p's key on the root grid (p outside the bounds is
 // clamped to them): a branch-free binary search for the last node whose key is at most p's,
 // which is a leaf (the node before the first one with a larger key ends its predecessor's
@@ -703,196 +596,6 @@ std::size_t orthtree<T, D, Id>::locate_leaf(const Metric& metric, std::size_t* u
     if constexpr (detail::has_in_box<Metric, box_type>::value)
         if (shared) return restart_within(metric, up, count);
     return count;
-}
-
-// Computes every point's Morton key relative to the bounds of all points and sorts the
-// (key, input position) items.
-template <class T, std::size_t D, class Id>
-template <class Source>
-void orthtree<T, D, Id>::sort_input(const Source& points, const box_type& all, build_state& st) {
-    const detail::quantizer<T, D> quant(all, st.axis_bits);
-    st.items.resize(size_);
-    for (std::size_t i = 0; i < size_; ++i) st.items[i] = quant.key(points[i]) << st.index_bits | i;
-    detail::radix_sort(st.items, st.scratch, st.index_bits, st.axis_bits * static_cast<unsigned>(D));
-    detail::raw_vector<std::uint64_t>().swap(st.scratch);
-}
-
-// Re-sorts the items of stored positions [b, e) by keys relative to their points' own
-// bounds: the grid of the enclosing keys has run out of bits, but the points are still
-// distinct. The points are read from the input, through the items' positions.
-template <class T, std::size_t D, class Id>
-template <class Source>
-void orthtree<T, D, Id>::requantize(const Source& points, std::size_t b, std::size_t e, build_state& st) {
-    const std::size_t m = e - b;
-    box_type bounds = empty_box();
-    for (std::size_t i = b; i < e; ++i) {
-        const point_type p = points[st.index(st.items[i])];
-        for (std::size_t a = 0; a < D; ++a) {
-            bounds.lo[a] = std::min(bounds.lo[a], p[a]);
-            bounds.hi[a] = std::max(bounds.hi[a], p[a]);
-        }
-    }
-    const detail::quantizer<T, D> quant(bounds, st.axis_bits);
-    detail::raw_vector<std::uint64_t> local(m), scratch;
-    for (std::size_t i = 0; i < m; ++i) local[i] = quant.key(points[st.index(st.items[b + i])]) << st.index_bits | i;
-    detail::radix_sort(local, scratch, st.index_bits, st.axis_bits * static_cast<unsigned>(D));
-    // The new keys, with the input positions the items had.
-    const std::uint64_t low = (std::uint64_t{1} << st.index_bits) - 1;
-    scratch.resize(m);  // (a short sort leaves it empty)
-    for (std::size_t i = 0; i < m; ++i) scratch[i] = (local[i] & ~low) | (st.items[b + st.index(local[i])] & low);
-    std::copy(scratch.begin(), scratch.begin() + static_cast<std::ptrdiff_t>(m),
-              st.items.begin() + static_cast<std::ptrdiff_t>(b));
-}
-
-// Trades the sorted items for the ids (freeing them), then copies the coordinates in key
-// order into the axis-major store.
-template <class T, std::size_t D, class Id>
-template <class Source>
-void orthtree<T, D, Id>::store_points(const Source& points, build_state& st) {
-    ids_.resize(size_);
-    for (std::size_t i = 0; i < size_; ++i) ids_[i] = static_cast<Id>(st.index(st.items[i]));
-    detail::raw_vector<std::uint64_t>().swap(st.items);
-    coords_.resize(D * size_);
-    for (std::size_t i = 0; i < size_; ++i) {
-        const point_type p = points[ids_[i]];
-        for (std::size_t a = 0; a < D; ++a) coords_[a * size_ + i] = p[a];
-    }
-}
-
-// Every node's box, the exact bounds of its points: a leaf's measured, an internal node's
-// the union of its children's, in reverse pre-order so that children come first.
-template <class T, std::size_t D, class Id>
-void orthtree<T, D, Id>::set_boxes() {
-    for (std::size_t ni = node_count(); ni-- > 0;) {
-        const node& n = nodes_[ni];
-        box_type box;
-        if (is_leaf(n, ni)) {
-            box = tight_bounds(n.begin, nodes_[n.skip].begin);
-        } else {
-            box = empty_box();
-            for (std::size_t ci = ni + 1; ci < n.skip; ci = nodes_[ci].skip)
-                for (std::size_t a = 0; a < D; ++a) {
-                    box.lo[a] = std::min(box.lo[a], nodes_[ci].lo[a]);
-                    box.hi[a] = std::max(box.hi[a], nodes_[ci].hi[a]);
-                }
-        }
-        set_box(ni, box);
-    }
-}
-
-template <class T, std::size_t D, class Id>
-auto orthtree<T, D, Id>::tight_bounds(std::size_t b, std::size_t e) const noexcept -> box_type {
-    box_type r = empty_box();
-    for (std::size_t a = 0; a < D; ++a) {
-        const T* col = axis(a);
-        // Two accumulators each, so the min and max chains run side by side.
-        T lo0 = r.lo[a], lo1 = r.lo[a], hi0 = r.hi[a], hi1 = r.hi[a];
-        std::size_t i = b;
-        for (; i + 1 < e; i += 2) {
-            lo0 = std::min(lo0, col[i]);
-            lo1 = std::min(lo1, col[i + 1]);
-            hi0 = std::max(hi0, col[i]);
-            hi1 = std::max(hi1, col[i + 1]);
-        }
-        if (i < e) lo0 = std::min(lo0, col[i]), hi0 = std::max(hi0, col[i]);
-        r.lo[a] = std::min(lo0, lo1);
-        r.hi[a] = std::max(hi0, hi1);
-    }
-    return r;
-}
-
-template <class T, std::size_t D, class Id>
-void orthtree<T, D, Id>::set_box(std::size_t ni, const box_type& exact) {
-    for (std::size_t a = 0; a < D; ++a) {
-        nodes_[ni].lo[a] = exact.lo[a];
-        nodes_[ni].hi[a] = exact.hi[a];
-    }
-}
-
-// Appends the nodes in pre-order, depth first with an explicit stack: a tree may be
-// thousands of levels deep (max_depth_limit), and a thread's stack small. A node over
-// [b, e) is a leaf or splits (split_node); an internal node's skip is set once its last
-// child is done. Only the sorted keys are read (and, to re-sort a range, the input); the
-// boxes come later, from the stored points (set_boxes).
-template <class T, std::size_t D, class Id>
-template <class Source>
-void orthtree<T, D, Id>::build_nodes(const Source& points, build_state& st) {
-    struct open {
-        std::size_t index, children_left;
-    };
-    std::vector<pending> todo;  // later children of the nodes on the path, the next last
-    std::vector<open> up;       // the internal nodes on the path to the current one
-    std::size_t run_start[fanout + 1];
-    pending t{0, size_, 0, st.axis_bits, true};
-    for (;;) {
-        const std::size_t ni = nodes_.size();
-        nodes_.push_back(node{});
-        nodes_[ni].begin = static_cast<Id>(t.b);
-        nodes_[ni].skip = static_cast<Id>(ni + 1);
-        const bool small = t.e - t.b <= options_.leaf_size || t.depth >= options_.max_depth;
-        if (const std::size_t runs = small ? 0 : split_node(points, t, run_start, st)) {
-            up.push_back(open{ni, runs});
-            for (std::size_t c = runs; c-- > 1;)  // the later children wait, the first is next
-                todo.push_back(pending{run_start[c], run_start[c + 1], t.depth + 1, t.bits_left - 1, false});
-            t = pending{run_start[0], run_start[1], t.depth + 1, t.bits_left - 1, false};
-            continue;
-        }
-        depth_ = std::max(depth_, t.depth);
-        while (!up.empty()) {  // close the ancestors whose last child this was
-            open& o = up.back();
-            if (--o.children_left != 0) break;
-            nodes_[o.index].skip = static_cast<Id>(nodes_.size());
-            up.pop_back();
-        }
-        if (todo.empty()) return;
-        t = todo.back();
-        todo.pop_back();
-    }
-}
-
-// Returns how many children the node t (over leaf_size, above max_depth) gets, 0 if it is a
-// leaf after all; their runs of stored points start at run_start[0..runs) and the last ends
-// at run_start[runs]. The keys of [b, e) share all but their low D * bits_left bits. Levels where every point falls in the same child are
-// skipped (t.bits_left counts down), so each internal node has at least two children. When
-// the keys run out of bits the range is re-sorted on a grid fitted to its points; `fresh`
-// says the current grid was fitted to this node and nothing split since, so running out
-// again means the points are all equal.
-template <class T, std::size_t D, class Id>
-template <class Source>
-std::size_t orthtree<T, D, Id>::split_node(const Source& points, pending& t, std::size_t* run_start,
-                                           build_state& st) {
-    const std::size_t b = t.b, e = t.e;
-    constexpr std::uint64_t mask = fanout - 1;
-    for (;;) {
-        if (t.bits_left == 0) {
-            if (t.fresh) return 0;  // a fitted grid could not separate them: all equal
-            requantize(points, b, e, st);
-            t.bits_left = st.axis_bits;
-            t.fresh = true;
-        }
-        const unsigned shift = static_cast<unsigned>(D) * (t.bits_left - 1);
-        if (((st.key(b) >> shift) & mask) != ((st.key(e - 1) >> shift) & mask)) break;
-        --t.bits_left;
-    }
-    // Keys are sorted and share every digit above this one, so each child is one run.
-    const unsigned shift = static_cast<unsigned>(D) * (t.bits_left - 1);
-    std::size_t runs = 0;
-    for (std::size_t s = b; s < e; ++runs) {
-        run_start[runs] = s;
-        const std::uint64_t d = (st.key(s) >> shift) & mask;
-        std::size_t lo = s + 1, hi = e;  // first position whose digit differs from d
-        while (lo < hi) {
-            const std::size_t mid = lo + (hi - lo) / 2;
-            if (((st.key(mid) >> shift) & mask) == d) lo = mid + 1;
-            else hi = mid;
-        }
-        // Sibling octants that would each be a small leaf share one leaf instead, so leaves
-        // stay near leaf_size points rather than a 2^D-th of it.
-        if (runs > 0 && lo - run_start[runs - 1] <= options_.leaf_size) --runs;
-        s = lo;
-    }
-    run_start[runs] = e;
-    return runs;
 }
 
 // Straight down to a leaf, at each level the first child whose box holds the query (in_box,

@@ -79,6 +79,16 @@ struct orthtree_data {
         return b;
     }
     std::size_t nodes_in_tree() const noexcept { return nodes_.empty() ? 0 : nodes_.size() - 1; }
+    /// Axis a of every stored point, in storage order.
+    const T* axis(std::size_t a) const noexcept { return coords_.data() + a * size_; }
+    /// Stored point i.
+    point<T, D> point_at(std::size_t i) const noexcept {
+        point<T, D> p;
+        for (std::size_t a = 0; a < D; ++a) p[a] = coords_[a * size_ + i];
+        return p;
+    }
+    /// Whether node n, at index `index`, has no children.
+    static bool is_leaf(const node& n, std::size_t index) noexcept { return n.skip == index + 1; }
 
     /// Adds the sections to `w` (borrowed: the data outlives the writer; the small ones
     /// copied). Writer: add(name, p, n), add_copy(name, vector), add_bytes(name, bytes, size).

@@ -1,0 +1,358 @@
+// quoct: the in-memory builder of an orthtree's data (detail/orthtree_data.hpp) from points
+// in memory. Dependency-free.
+//
+// The build sorts the points by Morton key on a grid over their bounds, splits the sorted run
+// into nodes by key digits (a subtree whose keys run out of bits is re-sorted on a grid
+// fitted to its points), then stores the coordinates in key order, axis by axis, and last
+// the node boxes and the nearest index. It reads nothing but the keys and, where it must,
+// the input points, and writes only the data's sections: orthtree.hpp's searches never
+// see it.
+#ifndef QUOCT_DETAIL_ORTHTREE_BUILD_HPP
+#define QUOCT_DETAIL_ORTHTREE_BUILD_HPP
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "../build_options.hpp"
+#include "../point_traits.hpp"
+#include "../shapes.hpp"
+#include "morton.hpp"
+#include "orthtree_data.hpp"
+
+namespace quoct {
+namespace detail {
+
+/// Fills an orthtree's data from a source of points (detail::point_source and its kin:
+/// size() and operator[] giving a point<T, D>). Throws std::invalid_argument (a NaN or
+/// infinite coordinate, naming the point; options out of range) and std::length_error (more
+/// points than Id can number) before anything is written.
+template <class T, std::size_t D, class Id>
+class orthtree_builder {
+public:
+    using data = orthtree_data<T, D, Id>;
+    using node = typename data::node;
+    using box_type = box<T, D>;
+    using point_type = point<T, D>;
+    static constexpr std::size_t fanout = data::fanout;
+
+    explicit orthtree_builder(data& d) noexcept : d_(d) {}
+
+    template <class Source>
+    void build(const Source& points, const build_options& options);
+
+private:
+    // Packed sort items: a Morton key above index_bits, a position below.
+    struct build_state {
+        raw_vector<std::uint64_t> items;
+        raw_vector<std::uint64_t> scratch;
+        unsigned index_bits;
+        unsigned axis_bits;
+        std::uint64_t key(std::size_t i) const noexcept { return items[i] >> index_bits; }
+        std::size_t index(std::uint64_t item) const noexcept {
+            return static_cast<std::size_t>(item & ((std::uint64_t{1} << index_bits) - 1));
+        }
+    };
+    // A node yet to be built over stored points [b, e): see build_nodes.
+    struct pending {
+        std::size_t b, e, depth;
+        unsigned bits_left;
+        bool fresh;
+    };
+
+    template <class Source>
+    box_type check_input(const Source& points, const build_options& options) const;
+    template <class Source>
+    void sort_input(const Source& points, const box_type& all, build_state& st);
+    template <class Source>
+    void requantize(const Source& points, std::size_t b, std::size_t e, build_state& st);
+    template <class Source>
+    void store_points(const Source& points, build_state& st);
+    void set_boxes();
+    template <class Source>
+    void build_nodes(const Source& points, build_state& st);
+    template <class Source>
+    std::size_t split_node(const Source& points, pending& t, std::size_t* run_start, build_state& st);
+    void set_box(std::size_t ni, const box_type& exact);
+    box_type tight_bounds(std::size_t b, std::size_t e) const noexcept;
+    void index_leaves(const box_type& all, unsigned axis_bits);
+
+    data& d_;
+};
+
+/// Checks the options and the points, and returns the bounds of the points: one pass.
+template <class T, std::size_t D, class Id>
+template <class Source>
+auto orthtree_builder<T, D, Id>::check_input(const Source& points, const build_options& options) const -> box_type {
+    const std::size_t n = points.size();
+    if (options.leaf_size == 0) throw std::invalid_argument("quoct: build_options::leaf_size must be at least 1");
+    if (options.max_depth > max_depth_limit)
+        throw std::invalid_argument("quoct: build_options::max_depth may not exceed " +
+                                    std::to_string(max_depth_limit));
+    if (n > std::size_t{std::numeric_limits<Id>::max()} / 2)
+        throw std::length_error("quoct: " + std::to_string(n) + " points do not fit the Id type");
+    box_type all = d_.empty_box();
+    bool finite = true;
+    for (std::size_t i = 0; i < n; ++i) {
+        const point_type p = points[i];
+        for (std::size_t a = 0; a < D; ++a) {
+            const T v = p[a];
+            finite &= std::abs(v) <= std::numeric_limits<T>::max();  // false for NaN too
+            all.lo[a] = std::min(all.lo[a], v);
+            all.hi[a] = std::max(all.hi[a], v);
+        }
+    }
+    if (!finite)
+        for (std::size_t i = 0; i < n; ++i)
+            if (!is_finite(points[i]))
+                throw std::invalid_argument("quoct: point " + std::to_string(i) + " has a NaN or infinite coordinate");
+    return all;
+}
+
+template <class T, std::size_t D, class Id>
+template <class Source>
+void orthtree_builder<T, D, Id>::build(const Source& points, const build_options& options) {
+    const std::size_t n = points.size();
+    const box_type all = check_input(points, options);
+    d_.options_ = options;
+    if (d_.options_.leaf_size == build_options::auto_leaf_size) d_.options_.leaf_size = build_options::default_leaf_size(D);
+    d_.size_ = n;
+    if (n == 0) return;
+    build_state st;
+    const key_layout layout = key_layout_for<D>(n);
+    if (layout.axis_bits == 0) throw std::length_error("quoct: too many points to sort");
+    st.index_bits = layout.index_bits;
+    st.axis_bits = layout.axis_bits;
+    // In steps that keep the peak near the input plus the finished tree: the sorted keys
+    // (with their scratch while sorting), then the nodes from the keys alone, then the keys
+    // traded for the ids, then the coordinates in key order, and last the node boxes.
+    sort_input(points, all, st);
+    d_.bounds_ = all;
+    d_.nodes_.reserve(2 * n / d_.options_.leaf_size + 2);
+    build_nodes(points, st);
+    d_.nodes_.push_back(node{});
+    d_.nodes_.back().begin = static_cast<Id>(n);
+    store_points(points, st);
+    d_.nodes_.shrink_to_fit();
+    set_boxes();
+    if (d_.options_.nearest_index) index_leaves(all, st.axis_bits);
+}
+
+// The keys and parents locate_leaf() reads. Keys come from the root grid of sort_input (a
+// requantized subtree's points share one root key), so they never decrease in pre-order.
+template <class T, std::size_t D, class Id>
+void orthtree_builder<T, D, Id>::index_leaves(const box_type& all, unsigned axis_bits) {
+    d_.axis_bits_ = axis_bits;
+    d_.grid_ = std::make_shared<const quantizer<T, D>>(all, axis_bits);
+    const unsigned key_bits = axis_bits * static_cast<unsigned>(D);
+    d_.key_shift_ = key_bits > 32 ? key_bits - 32 : 0;
+    const std::size_t count = d_.nodes_in_tree();
+    d_.node_keys_.resize(count);
+    d_.parents_.resize(count);
+    d_.parents_[0] = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+        d_.node_keys_[i] = static_cast<std::uint32_t>(d_.grid_->key(d_.point_at(d_.nodes_[i].begin)) >> d_.key_shift_);
+        if (!d_.is_leaf(d_.nodes_[i], i))
+            for (std::size_t ci = i + 1; ci < d_.nodes_[i].skip; ci = d_.nodes_[ci].skip) d_.parents_[ci] = static_cast<Id>(i);
+    }
+}
+
+// Computes every point's Morton key relative to the bounds of all points and sorts the
+// (key, input position) items.
+template <class T, std::size_t D, class Id>
+template <class Source>
+void orthtree_builder<T, D, Id>::sort_input(const Source& points, const box_type& all, build_state& st) {
+    const quantizer<T, D> quant(all, st.axis_bits);
+    st.items.resize(d_.size_);
+    for (std::size_t i = 0; i < d_.size_; ++i) st.items[i] = quant.key(points[i]) << st.index_bits | i;
+    radix_sort(st.items, st.scratch, st.index_bits, st.axis_bits * static_cast<unsigned>(D));
+    raw_vector<std::uint64_t>().swap(st.scratch);
+}
+
+// Re-sorts the items of stored positions [b, e) by keys relative to their points' own
+// bounds: the grid of the enclosing keys has run out of bits, but the points are still
+// distinct. The points are read from the input, through the items' positions.
+template <class T, std::size_t D, class Id>
+template <class Source>
+void orthtree_builder<T, D, Id>::requantize(const Source& points, std::size_t b, std::size_t e, build_state& st) {
+    const std::size_t m = e - b;
+    box_type bounds = d_.empty_box();
+    for (std::size_t i = b; i < e; ++i) {
+        const point_type p = points[st.index(st.items[i])];
+        for (std::size_t a = 0; a < D; ++a) {
+            bounds.lo[a] = std::min(bounds.lo[a], p[a]);
+            bounds.hi[a] = std::max(bounds.hi[a], p[a]);
+        }
+    }
+    const quantizer<T, D> quant(bounds, st.axis_bits);
+    raw_vector<std::uint64_t> local(m), scratch;
+    for (std::size_t i = 0; i < m; ++i) local[i] = quant.key(points[st.index(st.items[b + i])]) << st.index_bits | i;
+    radix_sort(local, scratch, st.index_bits, st.axis_bits * static_cast<unsigned>(D));
+    // The new keys, with the input positions the items had.
+    const std::uint64_t low = (std::uint64_t{1} << st.index_bits) - 1;
+    scratch.resize(m);  // (a short sort leaves it empty)
+    for (std::size_t i = 0; i < m; ++i) scratch[i] = (local[i] & ~low) | (st.items[b + st.index(local[i])] & low);
+    std::copy(scratch.begin(), scratch.begin() + static_cast<std::ptrdiff_t>(m),
+              st.items.begin() + static_cast<std::ptrdiff_t>(b));
+}
+
+// Trades the sorted items for the ids (freeing them), then copies the coordinates in key
+// order into the axis-major store.
+template <class T, std::size_t D, class Id>
+template <class Source>
+void orthtree_builder<T, D, Id>::store_points(const Source& points, build_state& st) {
+    d_.ids_.resize(d_.size_);
+    for (std::size_t i = 0; i < d_.size_; ++i) d_.ids_[i] = static_cast<Id>(st.index(st.items[i]));
+    raw_vector<std::uint64_t>().swap(st.items);
+    d_.coords_.resize(D * d_.size_);
+    for (std::size_t i = 0; i < d_.size_; ++i) {
+        const point_type p = points[d_.ids_[i]];
+        for (std::size_t a = 0; a < D; ++a) d_.coords_[a * d_.size_ + i] = p[a];
+    }
+}
+
+// Every node's box, the exact bounds of its points: a leaf's measured, an internal node's
+// the union of its children's, in reverse pre-order so that children come first.
+template <class T, std::size_t D, class Id>
+void orthtree_builder<T, D, Id>::set_boxes() {
+    for (std::size_t ni = d_.nodes_in_tree(); ni-- > 0;) {
+        const node& n = d_.nodes_[ni];
+        box_type box;
+        if (d_.is_leaf(n, ni)) {
+            box = tight_bounds(n.begin, d_.nodes_[n.skip].begin);
+        } else {
+            box = d_.empty_box();
+            for (std::size_t ci = ni + 1; ci < n.skip; ci = d_.nodes_[ci].skip)
+                for (std::size_t a = 0; a < D; ++a) {
+                    box.lo[a] = std::min(box.lo[a], d_.nodes_[ci].lo[a]);
+                    box.hi[a] = std::max(box.hi[a], d_.nodes_[ci].hi[a]);
+                }
+        }
+        set_box(ni, box);
+    }
+}
+
+template <class T, std::size_t D, class Id>
+auto orthtree_builder<T, D, Id>::tight_bounds(std::size_t b, std::size_t e) const noexcept -> box_type {
+    box_type r = d_.empty_box();
+    for (std::size_t a = 0; a < D; ++a) {
+        const T* col = d_.axis(a);
+        // Two accumulators each, so the min and max chains run side by side.
+        T lo0 = r.lo[a], lo1 = r.lo[a], hi0 = r.hi[a], hi1 = r.hi[a];
+        std::size_t i = b;
+        for (; i + 1 < e; i += 2) {
+            lo0 = std::min(lo0, col[i]);
+            lo1 = std::min(lo1, col[i + 1]);
+            hi0 = std::max(hi0, col[i]);
+            hi1 = std::max(hi1, col[i + 1]);
+        }
+        if (i < e) lo0 = std::min(lo0, col[i]), hi0 = std::max(hi0, col[i]);
+        r.lo[a] = std::min(lo0, lo1);
+        r.hi[a] = std::max(hi0, hi1);
+    }
+    return r;
+}
+
+template <class T, std::size_t D, class Id>
+void orthtree_builder<T, D, Id>::set_box(std::size_t ni, const box_type& exact) {
+    for (std::size_t a = 0; a < D; ++a) {
+        d_.nodes_[ni].lo[a] = exact.lo[a];
+        d_.nodes_[ni].hi[a] = exact.hi[a];
+    }
+}
+
+// Appends the nodes in pre-order, depth first with an explicit stack: a tree may be
+// thousands of levels deep (max_depth_limit), and a thread's stack small. A node over
+// [b, e) is a leaf or splits (split_node); an internal node's skip is set once its last
+// child is done. Only the sorted keys are read (and, to re-sort a range, the input); the
+// boxes come later, from the stored points (set_boxes).
+template <class T, std::size_t D, class Id>
+template <class Source>
+void orthtree_builder<T, D, Id>::build_nodes(const Source& points, build_state& st) {
+    struct open {
+        std::size_t index, children_left;
+    };
+    std::vector<pending> todo;  // later children of the nodes on the path, the next last
+    std::vector<open> up;       // the internal nodes on the path to the current one
+    std::size_t run_start[fanout + 1];
+    pending t{0, d_.size_, 0, st.axis_bits, true};
+    for (;;) {
+        const std::size_t ni = d_.nodes_.size();
+        d_.nodes_.push_back(node{});
+        d_.nodes_[ni].begin = static_cast<Id>(t.b);
+        d_.nodes_[ni].skip = static_cast<Id>(ni + 1);
+        const bool small = t.e - t.b <= d_.options_.leaf_size || t.depth >= d_.options_.max_depth;
+        if (const std::size_t runs = small ? 0 : split_node(points, t, run_start, st)) {
+            up.push_back(open{ni, runs});
+            for (std::size_t c = runs; c-- > 1;)  // the later children wait, the first is next
+                todo.push_back(pending{run_start[c], run_start[c + 1], t.depth + 1, t.bits_left - 1, false});
+            t = pending{run_start[0], run_start[1], t.depth + 1, t.bits_left - 1, false};
+            continue;
+        }
+        d_.depth_ = std::max(d_.depth_, t.depth);
+        while (!up.empty()) {  // close the ancestors whose last child this was
+            open& o = up.back();
+            if (--o.children_left != 0) break;
+            d_.nodes_[o.index].skip = static_cast<Id>(d_.nodes_.size());
+            up.pop_back();
+        }
+        if (todo.empty()) return;
+        t = todo.back();
+        todo.pop_back();
+    }
+}
+
+// Returns how many children the node t (over leaf_size, above max_depth) gets, 0 if it is a
+// leaf after all; their runs of stored points start at run_start[0..runs) and the last ends
+// at run_start[runs]. The keys of [b, e) share all but their low D * bits_left bits. Levels where every point falls in the same child are
+// skipped (t.bits_left counts down), so each internal node has at least two children. When
+// the keys run out of bits the range is re-sorted on a grid fitted to its points; `fresh`
+// says the current grid was fitted to this node and nothing split since, so running out
+// again means the points are all equal.
+template <class T, std::size_t D, class Id>
+template <class Source>
+std::size_t orthtree_builder<T, D, Id>::split_node(const Source& points, pending& t, std::size_t* run_start,
+                                           build_state& st) {
+    const std::size_t b = t.b, e = t.e;
+    constexpr std::uint64_t mask = fanout - 1;
+    for (;;) {
+        if (t.bits_left == 0) {
+            if (t.fresh) return 0;  // a fitted grid could not separate them: all equal
+            requantize(points, b, e, st);
+            t.bits_left = st.axis_bits;
+            t.fresh = true;
+        }
+        const unsigned shift = static_cast<unsigned>(D) * (t.bits_left - 1);
+        if (((st.key(b) >> shift) & mask) != ((st.key(e - 1) >> shift) & mask)) break;
+        --t.bits_left;
+    }
+    // Keys are sorted and share every digit above this one, so each child is one run.
+    const unsigned shift = static_cast<unsigned>(D) * (t.bits_left - 1);
+    std::size_t runs = 0;
+    for (std::size_t s = b; s < e; ++runs) {
+        run_start[runs] = s;
+        const std::uint64_t d = (st.key(s) >> shift) & mask;
+        std::size_t lo = s + 1, hi = e;  // first position whose digit differs from d
+        while (lo < hi) {
+            const std::size_t mid = lo + (hi - lo) / 2;
+            if (((st.key(mid) >> shift) & mask) == d) lo = mid + 1;
+            else hi = mid;
+        }
+        // Sibling octants that would each be a small leaf share one leaf instead, so leaves
+        // stay near leaf_size points rather than a 2^D-th of it.
+        if (runs > 0 && lo - run_start[runs - 1] <= d_.options_.leaf_size) --runs;
+        s = lo;
+    }
+    run_start[runs] = e;
+    return runs;
+}
+
+}  // namespace detail
+}  // namespace quoct
+
+#endif  // QUOCT_DETAIL_ORTHTREE_BUILD_HPP
