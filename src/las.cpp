@@ -20,7 +20,9 @@ namespace io {
 
 namespace {
 
-constexpr std::size_t public_header_min[5] = {227, 227, 227, 235, 375};  // by minor version
+// The least header size by minor version: 1.3's waveform field is read only where the header
+// holds it (LASlib reads 1.3 files with a 1.2 header too); 1.4's counts are needed.
+constexpr std::size_t public_header_min[5] = {227, 227, 227, 227, 375};
 constexpr std::size_t format_bytes[11] = {20, 28, 26, 34, 57, 63, 30, 36, 38, 59, 67};
 constexpr std::size_t vlr_header = 54, evlr_header = 60, extra_descriptor = 192;
 
@@ -155,7 +157,7 @@ double decode(const unsigned char* r, const field_spec& f) {
 }
 
 // The fields of a format, by name, in the order las_header::fields lists them.
-void standard_fields(unsigned format, std::vector<std::pair<std::string, field_spec>>& out) {
+void standard_fields(unsigned format, unsigned minor, std::vector<std::pair<std::string, field_spec>>& out) {
     const auto add = [&](const char* name, kind k, std::size_t at, unsigned shift = 0, unsigned width = 0) {
         field_spec f{k, at};
         f.shift = shift;
@@ -168,10 +170,14 @@ void standard_fields(unsigned format, std::vector<std::pair<std::string, field_s
         add("number_of_returns", kind::bits, 14, 3, 3);
         add("scan_direction_flag", kind::bits, 14, 6, 1);
         add("edge_of_flight_line", kind::bits, 14, 7, 1);
-        add("classification", kind::bits, 15, 0, 5);
-        add("synthetic", kind::bits, 15, 5, 1);
-        add("key_point", kind::bits, 15, 6, 1);
-        add("withheld", kind::bits, 15, 7, 1);
+        if (minor == 0) {  // LAS 1.0: the whole byte is the class
+            add("classification", kind::u8, 15);
+        } else {
+            add("classification", kind::bits, 15, 0, 5);
+            add("synthetic", kind::bits, 15, 5, 1);
+            add("key_point", kind::bits, 15, 6, 1);
+            add("withheld", kind::bits, 15, 7, 1);
+        }
         add("scan_angle", kind::i8, 16);
         add("user_data", kind::u8, 17);
         add("point_source_id", kind::u16, 18);
@@ -202,12 +208,13 @@ void standard_fields(unsigned format, std::vector<std::pair<std::string, field_s
 }
 
 // The extra bytes an Extra Bytes record (LASF_Spec 4) describes, after the format's own
-// bytes: appended to `out`. Throws when they do not fit the records.
-void extra_fields(const std::vector<unsigned char>& payload, std::size_t first, std::size_t record_length,
-                  const byte_source& src, std::vector<std::pair<std::string, field_spec>>& out) {
+// bytes: appended to `out`. Returns why the record cannot be used ("" when it can; then
+// nothing is appended): the specification makes such a record invalid, not the file.
+std::string extra_fields(const std::vector<unsigned char>& payload, std::size_t first, std::size_t record_length,
+                         std::vector<std::pair<std::string, field_spec>>& out) {
     if (payload.size() % extra_descriptor != 0)
-        src.fail("damaged: the Extra Bytes record is " + std::to_string(payload.size()) +
-                 " bytes, not a whole number of 192-byte descriptors");
+        return "it is " + std::to_string(payload.size()) + " bytes, not a whole number of 192-byte descriptors";
+    std::vector<std::pair<std::string, field_spec>> found;
     static const kind kinds[10] = {kind::u8, kind::i8, kind::u16, kind::i16, kind::u32,
                                    kind::i32, kind::u64, kind::i64, kind::f32, kind::f64};
     static const std::size_t sizes[10] = {1, 1, 2, 2, 4, 4, 8, 8, 4, 8};
@@ -220,7 +227,7 @@ void extra_fields(const std::vector<unsigned char>& payload, std::size_t first, 
             at += options;
             continue;
         }
-        if (type > 30) src.fail("damaged: extra bytes '" + name + "' have an unknown data type " + std::to_string(type));
+        if (type > 30) return "'" + name + "' has an unknown data type " + std::to_string(type);
         const unsigned base = (type - 1) % 10, count = (type - 1) / 10 + 1;
         for (unsigned c = 0; c < count; ++c) {
             field_spec f{kinds[base], at};
@@ -229,14 +236,16 @@ void extra_fields(const std::vector<unsigned char>& payload, std::size_t first, 
             f.scale = f64(p + 112 + 8 * c);
             f.offset = f64(p + 136 + 8 * c);
             if ((f.scaled && !(std::isfinite(f.scale))) || (f.offset_set && !std::isfinite(f.offset)))
-                src.fail("damaged: extra bytes '" + name + "' have a scale or offset that is not finite");
-            out.emplace_back(count == 1 ? name : name + "[" + std::to_string(c) + "]", f);
+                return "'" + name + "' has a scale or offset that is not finite";
+            found.emplace_back(count == 1 ? name : name + "[" + std::to_string(c) + "]", f);
             at += sizes[base];
         }
     }
     if (at > record_length)
-        src.fail("damaged: the Extra Bytes record describes " + std::to_string(at - first) + " bytes a point, but records have " +
-                 std::to_string(record_length - first) + " after the point format's");
+        return "it describes " + std::to_string(at - first) + " bytes a point, but records have " +
+               std::to_string(record_length - first) + " after the point format's";
+    out.insert(out.end(), found.begin(), found.end());
+    return "";
 }
 
 }  // namespace
@@ -307,7 +316,7 @@ struct las_reader::impl {
         // The point count: LAS 1.4's 64-bit one, which the legacy one must equal where not 0.
         const std::uint32_t legacy = u32(h + 107);
         header.point_count = legacy;
-        if (minor >= 4) {
+        if (minor >= 4 && u64(h + 247) != 0) {  // (0 with a legacy count: the legacy count, as LASlib reads it)
             header.point_count = u64(h + 247);
             if (legacy != 0 && legacy != header.point_count)
                 src.fail("damaged: the header's legacy point count (" + std::to_string(legacy) +
@@ -321,7 +330,7 @@ struct las_reader::impl {
 
         // The variable length records, between the header and the points.
         std::vector<std::pair<std::string, field_spec>> fields;
-        standard_fields(format_byte, fields);
+        standard_fields(format_byte, minor, fields);
         const std::uint32_t vlr_count = u32(h + 100);
         std::uint64_t at = header_size;
         bool extra_seen = false;
@@ -343,7 +352,8 @@ struct las_reader::impl {
                 extra_seen = true;
                 std::vector<unsigned char> payload(length);
                 src.read(at, payload.data(), length);
-                extra_fields(payload, format_bytes[format_byte], header.record_length, src, fields);
+                const std::string why = extra_fields(payload, format_bytes[format_byte], header.record_length, fields);
+                if (!why.empty()) header.notes.push_back("its Extra Bytes record is set aside (no extra fields): " + why);
             }
             at += length;
         }
@@ -356,7 +366,7 @@ struct las_reader::impl {
                      std::to_string(record) + " bytes from byte " + std::to_string(header.point_offset) +
                      ", the file holds " + std::to_string(room / record));
         const std::uint64_t points_end = header.point_offset + header.point_count * record;
-        if (points_end != size) check_tail(h, points_end);
+        check_after_points(h, header_size, points_end);
 
         header.fields.clear();
         for (const auto& f : fields) header.fields.push_back(f.first);
@@ -377,23 +387,38 @@ struct las_reader::impl {
         }
     }
 
-    // Bytes after the last record: LAS 1.4's extended variable length records, or 1.3's
-    // waveform data record, must cover them from the records' end to the file's.
-    void check_tail(const unsigned char* h, std::uint64_t points_end) {
+    // What follows the records. LAS 1.4's extended variable length records, or 1.3's
+    // waveform data record, must start at or after the records' end (else the point count
+    // is too large: records would be read from them), and every byte after the records must
+    // be theirs, from the records' end to the file's (else it is too small).
+    void check_after_points(const unsigned char* h, std::size_t header_size, std::uint64_t points_end) {
         const std::uint64_t size = src.size();
+        std::uint64_t start = 0, count = 0;
+        bool waveform = false;
+        if (header.version_minor >= 4) {
+            start = u64(h + 235);
+            count = u32(h + 243);
+        } else if (header.version_minor == 3 && header_size >= 235) {
+            start = u64(h + 227);
+            count = start != 0 ? 1 : 0;
+            waveform = true;
+        }
+        if (count != 0 && start < points_end)
+            src.fail("damaged: the header's " + std::to_string(header.point_count) + " point records run past byte " +
+                     std::to_string(start) + ", where its extended variable length records start (the header's " +
+                     "point count may be too large)");
+        if (points_end == size) {
+            // Nothing after the records. A 1.3 waveform start past them names external data.
+            if (count != 0 && !waveform)
+                src.fail("truncated: the header's extended variable length records start at byte " +
+                         std::to_string(start) + ", at or past the end of the file");
+            return;
+        }
         const auto unaccounted = [&](std::uint64_t from) {
             src.fail("damaged: " + std::to_string(size - from) + " bytes after the last of the header's " +
                      std::to_string(header.point_count) + " point records that no extended variable length record " +
                      "accounts for (the header's point count may be too small)");
         };
-        std::uint64_t start = 0, count = 0;
-        if (header.version_minor >= 4) {
-            start = u64(h + 235);
-            count = u32(h + 243);
-        } else if (header.version_minor == 3) {
-            start = u64(h + 227);
-            count = start != 0 ? 1 : 0;
-        }
         if (count == 0 || start != points_end) unaccounted(points_end);
         std::uint64_t at = start;
         for (std::uint64_t i = 0; i < count; ++i) {
@@ -495,7 +520,11 @@ const las_header& las_reader::header() const noexcept { return impl_->header; }
 std::size_t las_reader::read(point_cloud& chunk, std::size_t max_points) { return impl_->read(chunk, max_points); }
 std::uint64_t las_reader::points_read() const noexcept { return impl_->next; }
 
-las_header read_las_header(const std::string& path) { return las_reader(path).header(); }
+las_header read_las_header(const std::string& path) {
+    las_options options;
+    options.check_bounds = false;
+    return las_reader(path, options).header();
+}
 
 point_cloud read_las(const std::string& path, const las_options& options) {
     las_reader in(path, options);

@@ -48,8 +48,13 @@ struct las_file_spec {
     std::vector<las_record> evlrs;       // LAS 1.4: after the points; 1.3: the first is the waveform record
     std::vector<unsigned char> trailing;  // stray bytes at the very end
     long long count_delta = 0;            // added to the header's point count (a lying header)
-    long long legacy_count = -1;          // LAS 1.4's legacy count: -1 = the count (0 when over 2^32 - 1)
+    long long legacy_count = -1;          // LAS 1.4's legacy count: -1 = as the specification says (the
+                                          // count for formats 0-5 up to 2^32 - 1, else 0)
+    bool zero_count64 = false;            // LAS 1.4: write the 64-bit count as 0
     std::size_t header_padding = 0;       // bytes added to the header's size (user data after it)
+    bool header_227 = false;              // LAS 1.3 with the 227-byte header of 1.0-1.2 (no waveform field)
+    long long evlr_start_delta = 0;       // added to the start of the extended records written in the header
+    std::uint32_t evlr_count_extra = 0;   // LAS 1.4: added to the count of extended records in the header
 };
 
 inline std::size_t las_format_bytes(unsigned format) {
@@ -112,7 +117,7 @@ inline std::vector<unsigned char> las_record_bytes(const las_point& p, unsigned 
 /// A whole LAS file.
 inline std::vector<unsigned char> las_file_bytes(const las_file_spec& s, const std::vector<las_point>& points) {
     using namespace las_detail;
-    const std::size_t header = (s.minor <= 2 ? 227 : s.minor == 3 ? 235 : 375) + s.header_padding;
+    const std::size_t header = (s.minor <= 2 || s.header_227 ? 227 : s.minor == 3 ? 235 : 375) + s.header_padding;
     std::vector<unsigned char> f(header, 0);
     std::memcpy(f.data(), "LASF", 4);
     f[24] = 1;
@@ -125,7 +130,7 @@ inline std::vector<unsigned char> las_file_bytes(const las_file_spec& s, const s
     const std::size_t record = las_format_bytes(s.format) + s.extra_bytes;
     put_as<std::uint16_t>(f, 105, static_cast<std::uint16_t>(record));
     const auto count = static_cast<std::uint64_t>(static_cast<long long>(points.size()) + s.count_delta);
-    std::uint32_t legacy = count > 0xFFFFFFFFu ? 0 : static_cast<std::uint32_t>(count);
+    std::uint32_t legacy = count > 0xFFFFFFFFu || (s.minor >= 4 && s.format >= 6) ? 0 : static_cast<std::uint32_t>(count);
     if (s.minor >= 4 && s.legacy_count >= 0) legacy = static_cast<std::uint32_t>(s.legacy_count);
     put_as<std::uint32_t>(f, 107, legacy);
     for (std::size_t a = 0; a < 3; ++a) {
@@ -134,7 +139,7 @@ inline std::vector<unsigned char> las_file_bytes(const las_file_spec& s, const s
         put_as<double>(f, 179 + 16 * a, s.max[a]);
         put_as<double>(f, 187 + 16 * a, s.min[a]);
     }
-    if (s.minor >= 4) put_as<std::uint64_t>(f, 247, count);
+    if (s.minor >= 4) put_as<std::uint64_t>(f, 247, s.zero_count64 ? 0 : count);
     for (const las_record& v : s.vlrs) {
         const std::size_t at = f.size();
         f.resize(at + 54, 0);
@@ -148,12 +153,13 @@ inline std::vector<unsigned char> las_file_bytes(const las_file_spec& s, const s
         const std::vector<unsigned char> r = las_record_bytes(p, s.format, s.extra_bytes);
         f.insert(f.end(), r.begin(), r.end());
     }
-    if (!s.evlrs.empty()) {
+    if (!s.evlrs.empty() || s.evlr_count_extra != 0) {
+        const auto start = static_cast<std::uint64_t>(static_cast<long long>(f.size()) + s.evlr_start_delta);
         if (s.minor >= 4) {
-            put_as<std::uint64_t>(f, 235, f.size());
-            put_as<std::uint32_t>(f, 243, static_cast<std::uint32_t>(s.evlrs.size()));
-        } else {
-            put_as<std::uint64_t>(f, 227, f.size());
+            put_as<std::uint64_t>(f, 235, start);
+            put_as<std::uint32_t>(f, 243, static_cast<std::uint32_t>(s.evlrs.size()) + s.evlr_count_extra);
+        } else if (s.minor == 3 && !s.header_227) {
+            put_as<std::uint64_t>(f, 227, start);
         }
         for (const las_record& v : s.evlrs) {
             const std::size_t at = f.size();

@@ -996,10 +996,13 @@ def las_header(path):
     """The header of the LAS file at ``path``, checked against the file (its points are not
     read): a dict with ``version`` (major, minor), ``point_format``, ``record_length``,
     ``point_count``, ``point_offset``, ``scale``, ``offset``, ``min``, ``max`` (x, y, z
-    tuples), ``system_identifier``, ``generating_software`` and ``fields`` (the names
-    :func:`read_las` accepts). Raises ValueError for a file that is not a readable LAS file.
+    tuples), ``system_identifier``, ``generating_software``, ``fields`` (the names
+    :func:`read_las` accepts) and ``notes`` (what the reader set aside, as an Extra Bytes
+    record it cannot use). The header's bounds are not checked here (they are checked
+    against the points, which this does not read). Raises ValueError for a file that is
+    not a readable LAS file.
     """
-    return _core.LasReader(_las_path(path), [], True).header
+    return _core.LasReader(_las_path(path), [], False).header
 
 
 def iter_las(path, chunk=1 << 20, fields=(), check_bounds=True):

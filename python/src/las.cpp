@@ -43,6 +43,7 @@ void bind_las(py::module_& m) {
                                    d["system_identifier"] = h.system_identifier;
                                    d["generating_software"] = h.generating_software;
                                    d["fields"] = h.fields;
+                                   d["notes"] = h.notes;
                                    return d;
                                })
         .def_property_readonly("points_read", &quoct::io::las_reader::points_read)

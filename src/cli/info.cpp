@@ -42,6 +42,7 @@ void describe_las(std::ostream& out, const std::string& path) {
     out << '\n';
     if (!h.generating_software.empty()) out << "  written by: " << h.generating_software << '\n';
     if (!h.system_identifier.empty()) out << "  system: " << h.system_identifier << '\n';
+    for (const std::string& note : h.notes) out << "  note: " << note << '\n';
 }
 
 void describe_index(std::ostream& out, const std::string& path) {

@@ -12,7 +12,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
+#include <limits>
 #include <fstream>
 #include <random>
 #include <string>
@@ -90,8 +92,10 @@ std::vector<las_point> random_points(unsigned format, std::size_t n, std::mt1993
     return pts;
 }
 
-// The value the reader must give for `name` of point p in `format`.
-double expected_field(const las_point& p, unsigned format, const std::string& name) {
+// The value the reader must give for `name` of point p in `format` of LAS 1.`minor`.
+double expected_field(const las_point& p, unsigned format, const std::string& name, unsigned minor = 4) {
+    if (name == "classification" && minor == 0)  // the whole byte, flag bits included
+        return p.classification | p.synthetic << 5 | p.key_point << 6 | p.withheld << 7;
     if (name == "intensity") return p.intensity;
     if (name == "return_number") return p.return_number;
     if (name == "number_of_returns") return p.number_of_returns;
@@ -115,9 +119,10 @@ double expected_field(const las_point& p, unsigned format, const std::string& na
     return 0;
 }
 
-std::vector<std::string> expected_names(unsigned format) {
+std::vector<std::string> expected_names(unsigned format, unsigned minor = 4) {
     std::vector<std::string> n = {"intensity", "return_number", "number_of_returns", "scan_direction_flag",
-                                  "edge_of_flight_line", "classification", "synthetic", "key_point", "withheld"};
+                                  "edge_of_flight_line", "classification"};
+    if (minor != 0) n.insert(n.end(), {"synthetic", "key_point", "withheld"});
     if (format >= 6) n.insert(n.end(), {"overlap", "scanner_channel"});
     n.insert(n.end(), {"scan_angle", "user_data", "point_source_id"});
     if (has_gps(format)) n.push_back("gps_time");
@@ -150,7 +155,7 @@ void check_cloud(const quoct::io::point_cloud& c, const std::vector<las_point>& 
         const std::int32_t ints[3] = {p.X, p.Y, p.Z};
         for (std::size_t a = 0; a < 3; ++a) REQUIRE(c.xyz[3 * i + a] == las_coordinate(ints[a], s.scale[a], s.offset[a]));
         for (std::size_t f = 0; f < names.size(); ++f)
-            REQUIRE(c.properties[names.size() * i + f] == expected_field(p, s.format, names[f]));
+            REQUIRE(c.properties[names.size() * i + f] == expected_field(p, s.format, names[f], s.minor));
     }
 }
 
@@ -173,9 +178,10 @@ TEST_CASE("LAS: every version and point format reads back what was written", "[i
             CHECK(h.record_length == quoct_test::las_format_bytes(format));
             CHECK(h.system_identifier == "quoct tests");
             CHECK(h.generating_software == "las_test_file.hpp");
-            CHECK(h.fields == expected_names(format));
+            CHECK(h.fields == expected_names(format, minor));
+            CHECK(h.notes.empty());
             quoct::io::las_options o;
-            o.fields = expected_names(format);
+            o.fields = expected_names(format, minor);
             const quoct::io::point_cloud c = quoct::io::read_las(file.path(), o);
             CHECK(c.source == file.path());
             REQUIRE(c.size() == pts.size());
@@ -284,12 +290,27 @@ TEST_CASE("LAS: extra bytes by the names their record gives, scaled and offset w
         CHECK(v[4] == product + 100);
         CHECK(v[5] == 200.0 + static_cast<double>(i));
     }
-    // Descriptors that need more bytes than the records have.
+    // An Extra Bytes record the reader cannot use makes that record invalid, not the file:
+    // descriptors that need more bytes than the records have, a length that is not a whole
+    // number of descriptors, an unknown type.
     s.extra_bytes = 20;
     for (las_point& p : pts) p.extra.resize(20);
-    const temp_las short_records(quoct_test::las_file_bytes(s, pts));
-    CHECK(failure([&] { quoct::io::read_las_header(short_records.path()); })
-              .find("the Extra Bytes record describes 22 bytes a point, but records have 20") != std::string::npos);
+    const auto set_aside = [&](const std::string& why) {
+        const temp_las f(quoct_test::las_file_bytes(s, pts));
+        const quoct::io::las_header bad = quoct::io::read_las_header(f.path());
+        CHECK(bad.fields == expected_names(6));
+        REQUIRE(bad.notes.size() == 1);
+        CHECK(bad.notes[0] == "its Extra Bytes record is set aside (no extra fields): " + why);
+        CHECK(quoct::io::read_las(f.path()).size() == 3);
+        CHECK(failure([&] { quoct::io::read_las(f.path(), {{"w"}, true}); }).find("no field 'w' in point format 6") !=
+              std::string::npos);
+    };
+    set_aside("it describes 22 bytes a point, but records have 20 after the point format's");
+    s.vlrs[0].payload.push_back(0);
+    set_aside("it is 1153 bytes, not a whole number of 192-byte descriptors");
+    s.vlrs[0].payload.pop_back();
+    s.vlrs[0].payload[2] = 31;
+    set_aside("'a' has an unknown data type 31");
 }
 
 TEST_CASE("LAS: extended records and waveform data after the points are accounted for; stray bytes are not", "[io][las]") {
@@ -317,6 +338,65 @@ TEST_CASE("LAS: extended records and waveform data after the points are accounte
     s.trailing.assign(3, 0);  // after the extended records
     const temp_las after(quoct_test::las_file_bytes(s, pts));
     CHECK(failure([&] { quoct::io::read_las(after.path()); }).find("3 bytes after the last") != std::string::npos);
+    s.trailing.clear();
+
+    // A count too large by exactly the extended records' bytes: the records would end at the
+    // file's end, reading the extended records as points.
+    las_file_spec big = spec_for(4, 0);
+    big.evlrs.push_back({"some", 7, std::vector<unsigned char>(40, 1)});  // 60 + 40 bytes: 5 records of 20
+    big.count_delta = 5;
+    const std::vector<las_point> pts0 = random_points(0, 10, rng);
+    const temp_las too_many(quoct_test::las_file_bytes(big, pts0));
+    CHECK(failure([&] { quoct::io::read_las(too_many.path()); }) ==
+          too_many.path() + ": damaged: the header's 15 point records run past byte " + std::to_string(375 + 10 * 20) +
+              ", where its extended variable length records start (the header's point count may be too large)");
+    // A gap before the extended records (a count too small); extended records promised but absent.
+    big.count_delta = 0;
+    big.evlr_start_delta = 20;
+    big.trailing.assign(20, 0);
+    const temp_las gap(quoct_test::las_file_bytes(big, pts0));
+    CHECK(failure([&] { quoct::io::read_las(gap.path()); }).find("120 bytes after the last of the header's 10") !=
+          std::string::npos);
+    las_file_spec absent = spec_for(4, 0);
+    absent.evlr_count_extra = 2;
+    const temp_las none(quoct_test::las_file_bytes(absent, pts0));
+    CHECK(failure([&] { quoct::io::read_las(none.path()); }) ==
+          none.path() + ": truncated: the header's extended variable length records start at byte " +
+              std::to_string(375 + 10 * 20) + ", at or past the end of the file");
+    // LAS 1.3: a waveform start past the records names external data when nothing follows them.
+    las_file_spec w3 = spec_for(3, 1);
+    w3.evlr_start_delta = 1000;
+    w3.evlr_count_extra = 0;
+    w3.evlrs.clear();
+    const std::vector<las_point> pts1 = random_points(1, 4, rng);
+    std::vector<unsigned char> w3bytes = quoct_test::las_file_bytes(w3, pts1);
+    const std::uint64_t external = w3bytes.size() + 1000;
+    std::memcpy(w3bytes.data() + 227, &external, 8);
+    const temp_las external_waveform(w3bytes);
+    CHECK(quoct::io::read_las(external_waveform.path()).size() == 4);
+}
+
+TEST_CASE("LAS: headers real files have that the specification bends: 1.3 with 1.2's header, 1.4 with only a legacy count",
+          "[io][las]") {
+    std::mt19937_64 rng(13);
+    las_file_spec s = spec_for(3, 1);
+    s.header_227 = true;
+    const std::vector<las_point> pts = random_points(1, 30, rng);
+    const temp_las short_header(quoct_test::las_file_bytes(s, pts));
+    check_cloud(quoct::io::read_las(short_header.path()), pts, s, {});
+    las_file_spec t = spec_for(4, 1);
+    t.zero_count64 = true;  // legacy count 30, 64-bit count 0: read with the legacy count, as LASlib does
+    const temp_las legacy_only(quoct_test::las_file_bytes(t, pts));
+    CHECK(quoct::io::read_las_header(legacy_only.path()).point_count == 30);
+    check_cloud(quoct::io::read_las(legacy_only.path()), pts, t, {});
+    // Header bounds that are not a range: the header alone reads; the points do not, unless
+    // bounds are not checked.
+    t.min[1] = std::numeric_limits<double>::quiet_NaN();
+    const temp_las nan_bounds(quoct_test::las_file_bytes(t, pts));
+    CHECK(std::isnan(quoct::io::read_las_header(nan_bounds.path()).min[1]));
+    CHECK(failure([&] { quoct::io::read_las(nan_bounds.path()); }).find("the header's y bounds are not a finite range") !=
+          std::string::npos);
+    CHECK(quoct::io::read_las(nan_bounds.path(), {{}, false}).size() == 30);
 }
 
 TEST_CASE("LAS: damaged, foreign and compressed files are refused by name", "[io][las]") {

@@ -18,28 +18,33 @@
 // (las_options::fields), as doubles, in the order asked for. Their names, for the formats
 // that hold them (las_header::fields lists a file's):
 //   every format   intensity, return_number, number_of_returns, scan_direction_flag,
-//                  edge_of_flight_line, classification, synthetic, key_point, withheld,
+//                  edge_of_flight_line, classification, synthetic, key_point, withheld
+//                  (not in LAS 1.0, whose classification is the whole byte),
 //                  scan_angle (degrees: formats 0-5 store whole degrees, 6-10 steps of
 //                  0.006 degrees), user_data, point_source_id
 //   6 to 10        overlap, scanner_channel
 //   1, 3-10        gps_time
 //   2, 3, 5, 7, 8, 10   red, green, blue
 //   8, 10          nir
-// and the extra bytes the file's Extra Bytes record describes, by their names (scalar
-// types, with the record's scale and offset applied where it sets them; the two- and
-// three-value types of LAS 1.4 R13 as name[0], name[1], name[2]). A value of an 8-byte
-// integer extra field above 2^53 is rounded to the nearest double.
+// and the extra bytes the file's first Extra Bytes record describes, by their names
+// (scalar types, with the record's scale and offset applied where it sets them; the two-
+// and three-value types, deprecated since LAS 1.4 R14, as name[0], name[1], name[2]). A
+// value of an 8-byte integer extra field above 2^53 is rounded to the nearest double. An
+// Extra Bytes record the reader cannot use is set aside, not the file (las_header::notes).
 //
 // What is checked, before any point is returned: the signature and version; the header's
 // size, the point data offset and the variable length records lie inside the file and
 // before the points; the record length holds the point format (extra bytes after it are
-// kept per record); scale factors are finite and not 0, offsets and bounds finite; the
-// point count (the 64-bit count of LAS 1.4, which the legacy 32-bit count, where not 0,
-// must equal) times the record length fits the file, and every byte after the last record
-// belongs to an extended variable length record (LAS 1.4) or the waveform data (1.3), so a
-// count too small or too large is an error, never points dropped or read from elsewhere.
-// Then, as points are read, every point must lie within the header's bounds give or take
-// one scale step (las_options::check_bounds), and its coordinates be finite.
+// kept per record); scale factors are finite and not 0, offsets finite; the point count
+// (the 64-bit count of LAS 1.4, which the legacy 32-bit count, where not 0, must equal;
+// the legacy count where the 64-bit one is 0) times the record length fits the file; the
+// extended variable length records (LAS 1.4) or the waveform data record (1.3) start at
+// or after the last record; and every byte after the last record belongs to them, from
+// the records' end to the file's. So a count too small or too large is an error, never
+// points dropped or read from elsewhere. Then, when bounds are checked
+// (las_options::check_bounds) and the file has points, the header's bounds must be finite
+// with min <= max, and as points are read every point must lie within them give or take
+// one scale step; and every coordinate must be finite.
 //
 // Compressed files (LAZ) are refused with a message saying how to decompress them:
 // quoct does not include LASzip. A file is compressed when its name ends in .laz, when the
@@ -79,6 +84,11 @@ struct las_header {
     std::string system_identifier;    ///< who made the data, as the header says
     std::string generating_software;  ///< what wrote the file
     std::vector<std::string> fields;  ///< the field names this file can give (las_options::fields)
+    /// What the reader set aside and why, one sentence each: an Extra Bytes record it cannot
+    /// use (not a whole number of descriptors, an unknown data type, more bytes than the
+    /// records have) makes that record invalid, as the specification says, not the file; its
+    /// fields are then not offered.
+    std::vector<std::string> notes;
 };
 
 /// How a LAS file is read.
@@ -93,7 +103,9 @@ struct las_options {
 };
 
 /// Reads and checks a LAS file's header, its variable length records and its size, not its
-/// points: quick on a file of any size. Throws parse_error as las_reader does.
+/// points: quick on a file of any size. The header's bounds are not checked (they are
+/// checked against the points, which this does not read). Throws parse_error as las_reader
+/// does.
 las_header read_las_header(const std::string& path);
 
 /// Reads every point of a LAS file, with the fields `options` asks for. Throws parse_error
