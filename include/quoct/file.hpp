@@ -138,26 +138,65 @@ inline std::uint32_t load_u32(const unsigned char* p) noexcept {
 inline void store_u64(unsigned char* p, std::uint64_t v) noexcept { std::memcpy(p, &v, 8); }
 inline void store_u32(unsigned char* p, std::uint32_t v) noexcept { std::memcpy(p, &v, 4); }
 
-/// A 64-bit checksum of n bytes: four lanes of multiply-rotate rounds over 8-byte words
-/// (the round of xxHash64, so several gigabytes a second), then the tail bytes. Detects
-/// any change of one word, and damage in general with probability 1 - 2^-64.
+/// A 64-bit checksum of a run of bytes given in pieces of any size: four lanes of
+/// multiply-rotate rounds over 8-byte words (the round of xxHash64, so several gigabytes a
+/// second), then the tail bytes. Detects any change of one word, and damage in general with
+/// probability 1 - 2^-64. The same bytes give the same value however they are cut.
+class checksum64_stream {
+public:
+    void update(const unsigned char* p, std::size_t n) noexcept {
+        total_ += n;
+        if (held_ != 0) {  // finish the block begun by the last piece
+            const std::size_t take = std::min(n, std::size_t{32} - held_);
+            std::memcpy(block_ + held_, p, take);
+            held_ += take, p += take, n -= take;
+            if (held_ < 32) return;
+            blocks(block_, 32);
+            held_ = 0;
+        }
+        const std::size_t whole = n / 32 * 32;
+        blocks(p, whole);
+        std::memcpy(block_, p + whole, n - whole);
+        held_ = n - whole;
+    }
+    std::uint64_t finish() const noexcept {
+        std::uint64_t h = rotl(lane_[0], 1) + rotl(lane_[1], 7) + rotl(lane_[2], 12) + rotl(lane_[3], 18);
+        h ^= total_ * k3;
+        std::size_t i = 0;
+        for (; i + 8 <= held_; i += 8) h = rotl(h ^ round(0, load(block_ + i)), 27) * k1 + k2;
+        for (; i < held_; ++i) h = rotl(h ^ (block_[i] * k3), 11) * k1;
+        h ^= h >> 33;
+        h *= k2;
+        h ^= h >> 29;
+        h *= k3;
+        return h ^ (h >> 32);
+    }
+
+private:
+    static constexpr std::uint64_t k1 = 0x9E3779B185EBCA87ull, k2 = 0xC2B2AE3D27D4EB4Full, k3 = 0x165667B19E3779F9ull;
+    static std::uint64_t rotl(std::uint64_t x, unsigned r) noexcept { return (x << r) | (x >> (64 - r)); }
+    static std::uint64_t round(std::uint64_t acc, std::uint64_t w) noexcept { return rotl(acc + w * k2, 31) * k1; }
+    static std::uint64_t load(const unsigned char* p) noexcept {
+        std::uint64_t v;
+        std::memcpy(&v, p, 8);
+        return v;
+    }
+    void blocks(const unsigned char* p, std::size_t n) noexcept {  // n a multiple of 32
+        for (std::size_t i = 0; i < n; i += 32)
+            for (std::size_t j = 0; j < 4; ++j) lane_[j] = round(lane_[j], load(p + i + 8 * j));
+    }
+
+    std::uint64_t lane_[4] = {k1 + k2, k2, 0, 0 - k1};
+    std::uint64_t total_ = 0;
+    unsigned char block_[32];
+    std::size_t held_ = 0;
+};
+
+/// The checksum64_stream of n bytes at p.
 inline std::uint64_t checksum64(const unsigned char* p, std::size_t n) noexcept {
-    constexpr std::uint64_t k1 = 0x9E3779B185EBCA87ull, k2 = 0xC2B2AE3D27D4EB4Full, k3 = 0x165667B19E3779F9ull;
-    const auto rotl = [](std::uint64_t x, unsigned r) { return (x << r) | (x >> (64 - r)); };
-    const auto round = [&](std::uint64_t acc, std::uint64_t w) { return rotl(acc + w * k2, 31) * k1; };
-    std::uint64_t lane[4] = {k1 + k2, k2, 0, 0 - k1};
-    std::size_t i = 0;
-    for (; i + 32 <= n; i += 32)
-        for (std::size_t j = 0; j < 4; ++j) lane[j] = round(lane[j], load_u64(p + i + 8 * j));
-    std::uint64_t h = rotl(lane[0], 1) + rotl(lane[1], 7) + rotl(lane[2], 12) + rotl(lane[3], 18);
-    h ^= n * k3;
-    for (; i + 8 <= n; i += 8) h = rotl(h ^ round(0, load_u64(p + i)), 27) * k1 + k2;
-    for (; i < n; ++i) h = rotl(h ^ (p[i] * k3), 11) * k1;
-    h ^= h >> 33;
-    h *= k2;
-    h ^= h >> 29;
-    h *= k3;
-    return h ^ (h >> 32);
+    checksum64_stream c;
+    c.update(p, n);
+    return c.finish();
 }
 
 template <class T>
@@ -197,6 +236,30 @@ public:
         entries_.back().element_bytes = element_bytes;
     }
 
+    /// A section of `bytes` bytes that the caller writes into the file itself, at the offset
+    /// offsets() gives, and whose checksum it sets (set_checksum) before header(); for a
+    /// section too large to hold in memory. Returns its number. emit() refuses a writer with one.
+    std::size_t add_external(const std::string& name, std::uint64_t bytes, std::uint32_t element_bytes) {
+        if (name.size() >= file_name) throw std::logic_error("quoct: section name too long: " + name);
+        entries_.push_back(entry{name, nullptr, static_cast<std::size_t>(bytes), element_bytes, 0, true});
+        return entries_.size() - 1;
+    }
+    void set_checksum(std::size_t section, std::uint64_t checksum) { entries_.at(section).checksum = checksum; }
+    /// Where each section starts in the file, in the order added, then the file's size.
+    std::vector<std::uint64_t> offsets() const {
+        std::vector<std::uint64_t> at;
+        std::size_t end = file_header + file_entry * entries_.size();
+        for (const entry& e : entries_) {
+            end = align(end);
+            at.push_back(end);
+            end += e.bytes;
+        }
+        at.push_back(end);
+        return at;
+    }
+    /// The header and the section table, checksums filled in.
+    std::vector<unsigned char> header(const std::string& type) const { return head(type); }
+
     /// The whole file in memory.
     std::vector<unsigned char> bytes(const std::string& type) const {
         std::vector<unsigned char> out;
@@ -213,6 +276,8 @@ public:
     template <class Sink>
     bool emit(const std::string& type, Sink&& sink) const {
         static const unsigned char zeros[file_align] = {};
+        for (const entry& e : entries_)
+            if (e.external) throw std::logic_error("quoct: emit() with an external section");
         const std::vector<unsigned char> h = head(type);
         std::size_t at = h.size();
         if (!sink(h.data(), h.size())) return false;
@@ -235,6 +300,8 @@ private:
         const unsigned char* p;
         std::size_t bytes;
         std::uint32_t element_bytes;
+        std::uint64_t checksum = 0;  // an external section's
+        bool external = false;
     };
     static std::size_t align(std::size_t n) noexcept { return (n + file_align - 1) / file_align * file_align; }
 
@@ -256,7 +323,7 @@ private:
             std::memcpy(row, e.name.data(), e.name.size());
             store_u64(row + 32, at);
             store_u64(row + 40, e.bytes);
-            store_u64(row + 48, checksum64(e.p, e.bytes));
+            store_u64(row + 48, e.external ? e.checksum : checksum64(e.p, e.bytes));
             store_u32(row + 56, e.element_bytes);
             at += e.bytes;
         }
@@ -683,47 +750,104 @@ inline std::string save_target(const std::string& given) {
 }
 #endif
 
+#ifdef QUOCT_FILE_POSIX
+/// A new file that takes the place of `given` only when committed: created beside it (a
+/// unique name by pid, address and attempt, mode 0666 less the umask, or the old file's
+/// mode), then flushed to disk and renamed over it by commit(). Destroyed uncommitted (an
+/// error midway), it is removed and whatever was at `given` stays whole. Every failure is a
+/// file_error naming `given`, the cause and "(nothing was changed)".
+class atomic_file {
+public:
+    explicit atomic_file(const std::string& given) : given_(given), path_(save_target(given)) {
+        for (unsigned attempt = 0; fd_ < 0 && attempt < 100; ++attempt) {
+            temp_ = path_ + ".tmp-" + std::to_string(::getpid()) + "-" +
+                    std::to_string(reinterpret_cast<std::uintptr_t>(this) % 100000) + "-" + std::to_string(attempt);
+            fd_ = ::open(temp_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+            if (fd_ < 0 && errno != EEXIST) break;
+        }
+        if (fd_ < 0) throw file_error(given_, "cannot create a file beside it: " + errno_text(errno));
+        struct stat old;
+        if (::stat(path_.c_str(), &old) == 0 && ::fchmod(fd_, old.st_mode & 07777) != 0) fail("cannot keep its mode");
+    }
+    atomic_file(const atomic_file&) = delete;
+    atomic_file& operator=(const atomic_file&) = delete;
+    ~atomic_file() {
+        if (fd_ >= 0) {
+            ::close(fd_);
+            ::unlink(temp_.c_str());
+        }
+    }
+    int fd() const noexcept { return fd_; }
+    /// Throws file_error with `what` and the current errno's text; the new file is removed.
+    [[noreturn]] void fail(const std::string& what) {
+        const int e = errno;
+        ::close(fd_);
+        ::unlink(temp_.c_str());
+        fd_ = -1;
+        throw file_error(given_, what + ": " + errno_text(e) + " (nothing was changed)");
+    }
+    /// Writes n bytes at `offset`.
+    void write(const void* p, std::size_t n, std::uint64_t offset) {
+        const auto* b = static_cast<const unsigned char*>(p);
+        while (n != 0) {
+            const ssize_t k = ::pwrite(fd_, b, n, static_cast<off_t>(offset));
+            if (k < 0 && errno == EINTR) continue;
+            if (k <= 0) {
+                if (k == 0) errno = ENOSPC;
+                fail("cannot write");
+            }
+            b += k, n -= static_cast<std::size_t>(k), offset += static_cast<std::uint64_t>(k);
+        }
+    }
+    /// Reads n bytes at `offset` back (all of them, or fails).
+    void read(void* p, std::size_t n, std::uint64_t offset) {
+        auto* b = static_cast<unsigned char*>(p);
+        while (n != 0) {
+            const ssize_t k = ::pread(fd_, b, n, static_cast<off_t>(offset));
+            if (k < 0 && errno == EINTR) continue;
+            if (k <= 0) {
+                if (k == 0) errno = EIO;
+                fail("cannot read back");
+            }
+            b += k, n -= static_cast<std::size_t>(k), offset += static_cast<std::uint64_t>(k);
+        }
+    }
+    /// Sets the new file's size (bytes never written read as zeros).
+    void resize(std::uint64_t size) {
+        if (::ftruncate(fd_, static_cast<off_t>(size)) != 0) fail("cannot write");
+    }
+    /// Flushes the new file to disk and renames it over the target.
+    void commit() {
+        if (::fsync(fd_) != 0) fail("cannot flush to disk");
+        const int closed = ::close(fd_);
+        fd_ = -1;
+        if (closed != 0 || std::rename(temp_.c_str(), path_.c_str()) != 0) {
+            const int e = errno;
+            ::unlink(temp_.c_str());
+            throw file_error(given_, std::string(closed != 0 ? "cannot write: " : "cannot replace: ") + errno_text(e) +
+                                         " (nothing was changed)");
+        }
+        const std::string::size_type slash = path_.rfind('/');
+        const std::string dir = slash == std::string::npos ? "." : path_.substr(0, slash + 1);
+        const int dfd = ::open(dir.c_str(), O_RDONLY | O_CLOEXEC);  // make the rename itself durable
+        if (dfd >= 0) {
+            ::fsync(dfd);
+            ::close(dfd);
+        }
+    }
+
+private:
+    std::string given_, path_, temp_;
+    int fd_ = -1;
+};
+#endif
+
 inline void file_writer::write(const std::string& type, const std::string& given) const {
 #ifdef QUOCT_FILE_POSIX
-    const std::string path = save_target(given);
-    // A new file beside the target (its name unique by pid, address and attempt), created
-    // with 0666 so that the umask applies as for any new file.
-    const std::string::size_type slash = path.rfind('/');
-    const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
-    std::string temp;
-    int fd = -1;
-    for (unsigned attempt = 0; fd < 0 && attempt < 100; ++attempt) {
-        temp = path + ".tmp-" + std::to_string(::getpid()) + "-" +
-               std::to_string(reinterpret_cast<std::uintptr_t>(this) % 100000) + "-" + std::to_string(attempt);
-        fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd < 0 && errno != EEXIST) break;
-    }
-    if (fd < 0) throw file_error(given, "cannot create a file beside it: " + errno_text(errno));
-    const auto give_up = [&](const char* what) {
-        const int e = errno;
-        ::close(fd);
-        ::unlink(temp.c_str());
-        throw file_error(given, std::string(what) + ": " + errno_text(e) + " (nothing was changed)");
-    };
-    struct stat old;
-    if (::stat(path.c_str(), &old) == 0 && ::fchmod(fd, old.st_mode & 07777) != 0) give_up("cannot keep its mode");
-    if (!emit(type, [fd](const unsigned char* p, std::size_t n) { return write_all(fd, p, n); })) give_up("cannot write");
-    if (::fsync(fd) != 0) give_up("cannot flush to disk");
-    if (::close(fd) != 0) {
-        const int e = errno;
-        ::unlink(temp.c_str());
-        throw file_error(given, "cannot write: " + errno_text(e) + " (nothing was changed)");
-    }
-    if (std::rename(temp.c_str(), path.c_str()) != 0) {
-        const int e = errno;
-        ::unlink(temp.c_str());
-        throw file_error(given, "cannot replace: " + errno_text(e) + " (nothing was changed)");
-    }
-    const int dfd = ::open(dir.c_str(), O_RDONLY | O_CLOEXEC);  // make the rename itself durable
-    if (dfd >= 0) {
-        ::fsync(dfd);
-        ::close(dfd);
-    }
+    atomic_file out(given);
+    if (!emit(type, [&](const unsigned char* p, std::size_t n) { return write_all(out.fd(), p, n); }))
+        out.fail("cannot write");
+    out.commit();
 #else
     const std::string& path = given;
     const std::string temp = path + ".tmp";

@@ -7,6 +7,7 @@
 #include "../las_test_file.hpp"
 #include "../test_io_support.hpp"
 
+#include <quoct/build_file.hpp>
 #include <quoct/io/las.hpp>
 #include <quoct/quoct.hpp>
 
@@ -16,6 +17,7 @@
 #include <filesystem>
 #include <limits>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -549,6 +551,49 @@ TEST_CASE("LAS: an empty file of no points, and an octree built from a LAS file 
         std::sort(got.begin(), got.end());
         CHECK(got == want);
     }
+}
+
+TEST_CASE("LAS: every version and point format indexed out of core gives the file of the tree built in memory",
+          "[io][las][build_file]") {
+    std::mt19937_64 rng(43);
+    for (unsigned minor = 0; minor <= 4; ++minor)
+        for (unsigned format = 0; format <= 10; ++format) {
+            if (format >= 6 && minor < 4) continue;
+            CAPTURE(minor, format);
+            const las_file_spec s = spec_for(minor, format);
+            // More points than a part of the smallest budget holds: sorted in runs, built in parts.
+            const temp_las file(quoct_test::las_file_bytes(s, random_points(format, 5000, rng)));
+            const quoct::io::point_cloud c = quoct::io::read_las(file.path());
+            const std::vector<unsigned char> want = quoct::to_bytes(quoct::octree<double>(c.xyz.data(), c.size()));
+            quoct::io::las_points in(file.path());
+            CHECK(in.header().point_count == 5000);
+            const temp_las out(std::vector<unsigned char>{}, ".quoct");
+            quoct::build_file_options o;
+            o.memory_limit = 0;  // the smallest
+            quoct::build_file<quoct::octree<double>>(in, out.path(), o);
+            std::ifstream f(out.path(), std::ios::binary);
+            const std::vector<unsigned char> got((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+            CHECK(got == want);
+        }
+}
+
+TEST_CASE("LAS: a damaged file stops an out-of-core build by name and leaves the target as it was", "[io][las][build_file]") {
+    std::mt19937_64 rng(44);
+    las_file_spec s = spec_for(4, 6);
+    s.count_delta = 1;  // one point more than the file holds
+    const temp_las bad(quoct_test::las_file_bytes(s, random_points(6, 3000, rng)));
+    CHECK_THROWS_WITH(quoct::io::las_points(bad.path()), Catch::Matchers::Contains(bad.path()));
+    s.count_delta = 0;
+    std::vector<las_point> pts = random_points(6, 3000, rng);
+    pts[2999].X = 2000000;  // outside the header's bounds
+    const temp_las outside(quoct_test::las_file_bytes(s, pts));
+    const temp_las out(std::vector<unsigned char>{1, 2, 3}, ".quoct");
+    quoct::io::las_points in(outside.path());
+    CHECK_THROWS_WITH(quoct::build_file<quoct::octree<double>>(in, out.path()),
+                      Catch::Matchers::Contains(outside.path()) && Catch::Matchers::Contains("point 2999"));
+    std::ifstream f(out.path(), std::ios::binary);
+    CHECK(std::vector<unsigned char>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>()) ==
+          std::vector<unsigned char>{1, 2, 3});
 }
 
 }  // namespace test_io_las

@@ -28,6 +28,60 @@
 namespace quoct {
 namespace detail {
 
+/// A node yet to be built over sorted positions [b, e): its depth, the key bits per axis
+/// left below the digits its points share, and whether the keys' grid was fitted to this
+/// node's points with nothing split since (`fresh`).
+struct build_pending {
+    std::size_t b, e, depth;
+    unsigned bits_left;
+    bool fresh;
+};
+
+/// How many children the node t (over leaf_size, above max_depth) gets, 0 if it is a leaf
+/// after all; their runs of sorted positions start at run_start[0..runs) and the last ends at
+/// run_start[runs]. key(i) is the Morton key at sorted position i (D * axis_bits bits). The
+/// keys of [b, e) share all but their low D * bits_left bits. Levels where every point falls
+/// in the same child are skipped (t.bits_left counts down), so each internal node has at
+/// least two children. When the keys run out of bits, requantize(t) re-sorts the range on a
+/// grid fitted to its points (and key(i) reads the new keys); when t is `fresh` running out
+/// again means the points are all equal, and the node is a leaf. Both builders split with it.
+template <std::size_t D, class KeyAt, class Requantize>
+std::size_t split_runs(KeyAt&& key, Requantize&& requantize, build_pending& t, unsigned axis_bits,
+                       std::size_t leaf_size, std::size_t* run_start) {
+    const std::size_t b = t.b, e = t.e;
+    constexpr std::uint64_t mask = (std::uint64_t{1} << D) - 1;
+    for (;;) {
+        if (t.bits_left == 0) {
+            if (t.fresh) return 0;  // a fitted grid could not separate them: all equal
+            requantize(t);
+            t.bits_left = axis_bits;
+            t.fresh = true;
+        }
+        const unsigned shift = static_cast<unsigned>(D) * (t.bits_left - 1);
+        if (((key(b) >> shift) & mask) != ((key(e - 1) >> shift) & mask)) break;
+        --t.bits_left;
+    }
+    // Keys are sorted and share every digit above this one, so each child is one run.
+    const unsigned shift = static_cast<unsigned>(D) * (t.bits_left - 1);
+    std::size_t runs = 0;
+    for (std::size_t s = b; s < e; ++runs) {
+        run_start[runs] = s;
+        const std::uint64_t d = (key(s) >> shift) & mask;
+        std::size_t lo = s + 1, hi = e;  // first position whose digit differs from d
+        while (lo < hi) {
+            const std::size_t mid = lo + (hi - lo) / 2;
+            if (((key(mid) >> shift) & mask) == d) lo = mid + 1;
+            else hi = mid;
+        }
+        // Sibling octants that would each be a small leaf share one leaf instead, so leaves
+        // stay near leaf_size points rather than a 2^D-th of it.
+        if (runs > 0 && lo - run_start[runs - 1] <= leaf_size) --runs;
+        s = lo;
+    }
+    run_start[runs] = e;
+    return runs;
+}
+
 /// Fills an orthtree's data from a source of points (detail::point_source and its kin:
 /// size() and operator[] giving a point<T, D>). Throws std::invalid_argument (a NaN or
 /// infinite coordinate, naming the point; options out of range) and std::length_error (more
@@ -46,6 +100,19 @@ public:
     template <class Source>
     void build(const Source& points, const build_options& options);
 
+    /// Builds the subtree of a larger tree over `points` (a part of its sorted points), for
+    /// the out-of-core builder: `items` are the part's packed sort items in order (a key on
+    /// the larger tree's root grid above `layout.index_bits`, a position in `points` below),
+    /// `start` the subtree's root as the larger build would reach it (positions relative to
+    /// the part, its depth and key bits left as in the larger tree), `root` the larger tree's
+    /// bounds. The data then holds the part's points, ids (positions in `points`), nodes
+    /// (parents relative to the subtree's root, whose own parent reads 0) and node keys on
+    /// the root grid: the larger tree's nodes for this subtree, as an in-memory build of all
+    /// the points makes them, once offset. `options` as the larger build's, leaf size set.
+    template <class Source>
+    void build_part(const Source& points, raw_vector<std::uint64_t> items, key_layout layout, build_pending start,
+                    const box_type& root, const build_options& options);
+
 private:
     // Packed sort items: a Morton key above index_bits, a position below.
     struct build_state {
@@ -58,12 +125,7 @@ private:
             return static_cast<std::size_t>(item & ((std::uint64_t{1} << index_bits) - 1));
         }
     };
-    // A node yet to be built over stored points [b, e): see build_nodes.
-    struct pending {
-        std::size_t b, e, depth;
-        unsigned bits_left;
-        bool fresh;
-    };
+    using pending = build_pending;
 
     template <class Source>
     box_type check_input(const Source& points, const build_options& options) const;
@@ -75,7 +137,7 @@ private:
     void store_points(const Source& points, build_state& st);
     void set_boxes();
     template <class Source>
-    void build_nodes(const Source& points, build_state& st);
+    void build_nodes(const Source& points, build_state& st, pending start);
     template <class Source>
     std::size_t split_node(const Source& points, pending& t, std::size_t* run_start, build_state& st);
     void set_box(std::size_t ni, const box_type& exact);
@@ -134,13 +196,35 @@ void orthtree_builder<T, D, Id>::build(const Source& points, const build_options
     sort_input(points, all, st);
     d_.bounds_ = all;
     d_.nodes_.reserve(2 * n / d_.options_.leaf_size + 2);
-    build_nodes(points, st);
+    build_nodes(points, st, pending{0, n, 0, st.axis_bits, true});
     d_.nodes_.push_back(node{});
     d_.nodes_.back().begin = static_cast<Id>(n);
     store_points(points, st);
     d_.nodes_.shrink_to_fit();
     set_boxes();
     if (d_.options_.nearest_index) index_leaves(all, st.axis_bits);
+}
+
+template <class T, std::size_t D, class Id>
+template <class Source>
+void orthtree_builder<T, D, Id>::build_part(const Source& points, raw_vector<std::uint64_t> items, key_layout layout,
+                                            build_pending start, const box_type& root, const build_options& options) {
+    const std::size_t n = points.size();
+    d_.options_ = options;
+    d_.size_ = n;
+    d_.bounds_ = root;
+    d_.depth_ = start.depth;
+    build_state st;
+    st.items = std::move(items);
+    st.index_bits = layout.index_bits;
+    st.axis_bits = layout.axis_bits;
+    d_.nodes_.reserve(2 * n / d_.options_.leaf_size + 2);
+    build_nodes(points, st, start);
+    d_.nodes_.push_back(node{});
+    d_.nodes_.back().begin = static_cast<Id>(n);
+    store_points(points, st);
+    set_boxes();
+    if (d_.options_.nearest_index) index_leaves(root, st.axis_bits);
 }
 
 // The keys and parents locate_leaf() reads. Keys come from the root grid of sort_input (a
@@ -273,14 +357,13 @@ void orthtree_builder<T, D, Id>::set_box(std::size_t ni, const box_type& exact) 
 // boxes come later, from the stored points (set_boxes).
 template <class T, std::size_t D, class Id>
 template <class Source>
-void orthtree_builder<T, D, Id>::build_nodes(const Source& points, build_state& st) {
+void orthtree_builder<T, D, Id>::build_nodes(const Source& points, build_state& st, pending t) {
     struct open {
         std::size_t index, children_left;
     };
     std::vector<pending> todo;  // later children of the nodes on the path, the next last
     std::vector<open> up;       // the internal nodes on the path to the current one
     std::size_t run_start[fanout + 1];
-    pending t{0, d_.size_, 0, st.axis_bits, true};
     for (;;) {
         const std::size_t ni = d_.nodes_.size();
         d_.nodes_.push_back(node{});
@@ -307,49 +390,14 @@ void orthtree_builder<T, D, Id>::build_nodes(const Source& points, build_state& 
     }
 }
 
-// Returns how many children the node t (over leaf_size, above max_depth) gets, 0 if it is a
-// leaf after all; their runs of stored points start at run_start[0..runs) and the last ends
-// at run_start[runs]. The keys of [b, e) share all but their low D * bits_left bits. Levels where every point falls in the same child are
-// skipped (t.bits_left counts down), so each internal node has at least two children. When
-// the keys run out of bits the range is re-sorted on a grid fitted to its points; `fresh`
-// says the current grid was fitted to this node and nothing split since, so running out
-// again means the points are all equal.
+// split_runs over the sorted items, re-sorting a range in memory where the keys run out.
 template <class T, std::size_t D, class Id>
 template <class Source>
 std::size_t orthtree_builder<T, D, Id>::split_node(const Source& points, pending& t, std::size_t* run_start,
-                                           build_state& st) {
-    const std::size_t b = t.b, e = t.e;
-    constexpr std::uint64_t mask = fanout - 1;
-    for (;;) {
-        if (t.bits_left == 0) {
-            if (t.fresh) return 0;  // a fitted grid could not separate them: all equal
-            requantize(points, b, e, st);
-            t.bits_left = st.axis_bits;
-            t.fresh = true;
-        }
-        const unsigned shift = static_cast<unsigned>(D) * (t.bits_left - 1);
-        if (((st.key(b) >> shift) & mask) != ((st.key(e - 1) >> shift) & mask)) break;
-        --t.bits_left;
-    }
-    // Keys are sorted and share every digit above this one, so each child is one run.
-    const unsigned shift = static_cast<unsigned>(D) * (t.bits_left - 1);
-    std::size_t runs = 0;
-    for (std::size_t s = b; s < e; ++runs) {
-        run_start[runs] = s;
-        const std::uint64_t d = (st.key(s) >> shift) & mask;
-        std::size_t lo = s + 1, hi = e;  // first position whose digit differs from d
-        while (lo < hi) {
-            const std::size_t mid = lo + (hi - lo) / 2;
-            if (((st.key(mid) >> shift) & mask) == d) lo = mid + 1;
-            else hi = mid;
-        }
-        // Sibling octants that would each be a small leaf share one leaf instead, so leaves
-        // stay near leaf_size points rather than a 2^D-th of it.
-        if (runs > 0 && lo - run_start[runs - 1] <= d_.options_.leaf_size) --runs;
-        s = lo;
-    }
-    run_start[runs] = e;
-    return runs;
+                                                   build_state& st) {
+    return split_runs<D>([&](std::size_t i) { return st.key(i); },
+                         [&](const pending& r) { requantize(points, r.b, r.e, st); }, t, st.axis_bits,
+                         d_.options_.leaf_size, run_start);
 }
 
 }  // namespace detail

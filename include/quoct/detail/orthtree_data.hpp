@@ -90,6 +90,16 @@ struct orthtree_data {
     /// Whether node n, at index `index`, has no children.
     static bool is_leaf(const node& n, std::size_t index) noexcept { return n.skip == index + 1; }
 
+    /// Node n as its file bytes, at `at` (sizeof(node) bytes): its members, any padding zero,
+    /// so that equal trees give equal files.
+    static void node_bytes(const node& n, unsigned char* at) noexcept {
+        std::memset(at, 0, sizeof(node));
+        std::memcpy(at + offsetof(node, lo), n.lo, sizeof n.lo);
+        std::memcpy(at + offsetof(node, hi), n.hi, sizeof n.hi);
+        std::memcpy(at + offsetof(node, begin), &n.begin, sizeof n.begin);
+        std::memcpy(at + offsetof(node, skip), &n.skip, sizeof n.skip);
+    }
+
     /// Adds the sections to `w` (borrowed: the data outlives the writer; the small ones
     /// copied). Writer: add(name, p, n), add_copy(name, vector), add_bytes(name, bytes, size).
     template <class Writer>
@@ -106,14 +116,7 @@ struct orthtree_data {
             w.add(prefix + "nodes", nodes_.data(), nodes_.size());
         } else {  // padding inside a node: written as zeros, so that equal trees give equal files
             std::vector<unsigned char> bytes(nodes_.size() * sizeof(node), 0);
-            for (std::size_t i = 0; i < nodes_.size(); ++i) {
-                const node& n = nodes_[i];
-                unsigned char* at = bytes.data() + i * sizeof(node);
-                std::memcpy(at + offsetof(node, lo), n.lo, sizeof n.lo);
-                std::memcpy(at + offsetof(node, hi), n.hi, sizeof n.hi);
-                std::memcpy(at + offsetof(node, begin), &n.begin, sizeof n.begin);
-                std::memcpy(at + offsetof(node, skip), &n.skip, sizeof n.skip);
-            }
+            for (std::size_t i = 0; i < nodes_.size(); ++i) node_bytes(nodes_[i], bytes.data() + i * sizeof(node));
             w.add_bytes(prefix + "nodes", std::move(bytes), sizeof(node));
         }
         w.add(prefix + "node_keys", node_keys_.data(), node_keys_.size());

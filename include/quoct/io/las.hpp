@@ -61,6 +61,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cloud.hpp"
@@ -143,6 +144,36 @@ public:
 private:
     struct impl;
     std::unique_ptr<impl> impl_;
+};
+
+/// A LAS file's x, y, z as a point stream for quoct::build_file(): read(out, max) gives the
+/// next at most max points in file order (0 at the end), rewind() starts again. Memory is
+/// bounded by max. Throws parse_error as las_reader does (check_bounds as `options` says;
+/// its fields are not read).
+class las_points {
+public:
+    explicit las_points(std::string path, las_options options = {})
+        : path_(std::move(path)), options_(xyz_only(std::move(options))), reader_(path_, options_) {}
+    std::size_t read(point<double, 3>* out, std::size_t max) {
+        if (max == 0) return 0;
+        const std::size_t k = reader_.read(chunk_, max);
+        for (std::size_t i = 0; i < k; ++i)
+            for (std::size_t a = 0; a < 3; ++a) out[i][a] = chunk_.xyz[3 * i + a];
+        return k;
+    }
+    void rewind() { reader_ = las_reader(path_, options_); }
+    /// The file's header.
+    const las_header& header() const noexcept { return reader_.header(); }
+
+private:
+    static las_options xyz_only(las_options o) {
+        o.fields.clear();
+        return o;
+    }
+    std::string path_;
+    las_options options_;
+    las_reader reader_;
+    point_cloud chunk_;
 };
 
 }  // namespace io
