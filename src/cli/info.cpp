@@ -54,12 +54,19 @@ void describe_index(std::ostream& out, const std::string& path) {
 
 }  // namespace
 
-void describe_file(std::ostream& out, const std::string& path) {
+file_kind kind_of(const std::string& path) {
     const std::string head = first_bytes(path, 8);
     if (head.compare(0, 4, "LASF") == 0 || (path.size() >= 4 && (path.substr(path.size() - 4) == ".laz" ||
                                                                  path.substr(path.size() - 4) == ".LAZ")))
-        return describe_las(out, path);
-    if (head.size() == 8 && std::memcmp(head.data(), detail::file_magic, 8) == 0) return describe_index(out, path);
+        return file_kind::las;
+    if (head.size() == 8 && std::memcmp(head.data(), detail::file_magic, 8) == 0) return file_kind::index;
+    return file_kind::other;
+}
+
+void describe_file(std::ostream& out, const std::string& path) {
+    const file_kind kind = kind_of(path);
+    if (kind == file_kind::las) return describe_las(out, path);
+    if (kind == file_kind::index) return describe_index(out, path);
     throw io::parse_error(path, 0, "neither a LAS file nor a quoct index file (quoct info reads those)");
 }
 

@@ -8,6 +8,12 @@
 namespace quoct {
 namespace cli {
 
+/// What a file is, by its first bytes (a LAS file also by a .laz or .LAZ name, so that
+/// LAZ gets LAS's message): a LAS file, a quoct index file, or another. Throws
+/// quoct::io::parse_error when it cannot be opened or read.
+enum class file_kind { las, index, other };
+file_kind kind_of(const std::string& path);
+
 /// Writes what the file at `path` holds: a LAS file's version, point format, point count,
 /// bounds, scale and offset, and fields (its header checked against the file as
 /// quoct::io::read_las_header does), or a quoct index file's type, format version, size and

@@ -43,6 +43,7 @@
 #include "gdal_module.hpp"
 #endif
 
+#include "cloud.hpp"
 #include "info.hpp"
 #include "svg.hpp"
 
@@ -1192,7 +1193,9 @@ int run(const CLI::App* used, const commands& cmd, const common& c, const query&
 }  // namespace
 
 int main(int argc, char** argv) {
-    CLI::App app{"quoct: query lon/lat points (CSV or GeoJSON) with a quoct geographic index", "quoct"};
+    CLI::App app{"quoct: query lon/lat points (CSV or GeoJSON) with a quoct geographic index, and x, y, z point "
+                 "clouds (LAS, PLY, XYZ) with an octree",
+                 "quoct"};
     app.require_subcommand(1);
     app.footer(rules_footer);
     common c;
@@ -1200,9 +1203,12 @@ int main(int argc, char** argv) {
     number_args a;
     join_args j;
     const commands cmd = add_commands(app, c, q, a, j);
+    quoct::cli::cloud_args cloud;
+    const quoct::cli::cloud_commands cloud_cmd = quoct::cli::add_cloud_commands(app, *cmd.index, cloud);
     try {
         app.parse(argc, argv);
-        check_arguments(*app.get_subcommands().front(), c, a, q);
+        const CLI::App* used = app.get_subcommands().front();
+        if (used != cloud_cmd.radius && used != cloud_cmd.knn && used != cloud_cmd.box3d) check_arguments(*used, c, a, q);
         if (!with_gdal && (app.get_subcommands().front() == cmd.join || app.get_subcommands().front() == cmd.svg) &&
             j.invalid == "repair")
             throw usage_error(needs_gdal("--invalid repair"));
@@ -1212,7 +1218,13 @@ int main(int argc, char** argv) {
         return 2;
     }
     try {
-        return run(app.get_subcommands().front(), cmd, c, q, j);
+        const CLI::App* used = app.get_subcommands().front();
+        if (used == cmd.index && !c.file.empty() && c.file != "-" && ::access(c.file.c_str(), R_OK) == 0 &&
+            quoct::cli::kind_of(c.file) == quoct::cli::file_kind::las)
+            return quoct::cli::run_cloud_index(c.file, q.output, cloud);
+        const int cloud_rc = quoct::cli::run_cloud_query(used, cloud_cmd, cloud);
+        if (cloud_rc >= 0) return cloud_rc;
+        return run(used, cmd, c, q, j);
     } catch (const quoct::file_error& e) {  // "<path>: <cause>", without its own "quoct: "
         if (::isatty(STDERR_FILENO)) std::cerr << "\r\033[K";
         std::cerr << "quoct: error: " << e.path() << ": " << cause_of(e) << '\n';

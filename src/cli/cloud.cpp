@@ -1,0 +1,243 @@
+// quoct's point cloud subcommands (see cloud.hpp).
+#include "cloud.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <iostream>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include <quoct/build_file.hpp>
+#include <quoct/file.hpp>
+#include <quoct/io/cloud.hpp>
+#include <quoct/io/las.hpp>
+#include <quoct/io/locations.hpp>
+#include <quoct/orthtree.hpp>
+
+#include "info.hpp"
+
+namespace quoct {
+namespace cli {
+
+namespace {
+
+using point3 = point<double, 3>;
+
+// "2G", "512M", "1.5GiB", "1000000": bytes (K, M, G, T are powers of 1024).
+std::size_t parse_memory(const std::string& text) {
+    std::size_t used = 0;
+    double v = -1;
+    try {
+        v = std::stod(text, &used);
+    } catch (const std::exception&) {
+    }
+    std::string unit = text.substr(std::min(used, text.size()));
+    const auto ends = [&](const std::string& tail) {
+        return unit.size() >= tail.size() && unit.compare(unit.size() - tail.size(), tail.size(), tail) == 0;
+    };
+    if (ends("iB")) unit.resize(unit.size() - 2);
+    else if (ends("B")) unit.resize(unit.size() - 1);
+    const std::string units = "KMGT";
+    double scale = 1;
+    if (unit.size() == 1 && units.find(static_cast<char>(std::toupper(unit[0]))) != std::string::npos)
+        scale = std::ldexp(1.0, 10 * (1 + static_cast<int>(units.find(static_cast<char>(std::toupper(unit[0]))))));
+    else if (!unit.empty())
+        v = -1;
+    if (!(v > 0) || !std::isfinite(v * scale) || v * scale > 1e18)
+        throw std::invalid_argument("--memory " + text + ": give a size such as 512M or 2G");
+    return static_cast<std::size_t>(v * scale);
+}
+
+// One line of progress on a terminal, at most twice a second: the stage, how far, the rate,
+// the time left in the stage.
+class progress_line {
+public:
+    progress_line() : on_(::isatty(STDERR_FILENO) != 0), start_(clock::now()), stage_start_(start_), last_(start_) {}
+    void operator()(const build_progress& p) {
+        if (!on_) return;
+        const auto now = clock::now();
+        if (stage_ != p.stage) stage_ = p.stage, stage_start_ = now;
+        else if (now - last_ < std::chrono::milliseconds(500) && p.done != p.total) return;
+        last_ = now;
+        const double spent = std::chrono::duration<double>(now - stage_start_).count();
+        std::cerr << "\r\033[Kquoct: " << p.stage << ' ' << p.done;
+        if (p.total != 0) std::cerr << " of " << p.total;
+        std::cerr << (stage_ == "merging" || stage_ == "checking" ? "" : " points");
+        if (spent > 0.5 && p.done != 0) {
+            const double rate = static_cast<double>(p.done) / spent;
+            if (stage_ != "merging" && stage_ != "checking") std::cerr << ", " << rate / 1e6 << " M/s";
+            if (p.total > p.done) std::cerr << ", " << std::lround(static_cast<double>(p.total - p.done) / rate) << " s left";
+        }
+        std::cerr << std::flush;
+    }
+    void clear() const {
+        if (on_) std::cerr << "\r\033[K" << std::flush;
+    }
+    double seconds() const { return std::chrono::duration<double>(clock::now() - start_).count(); }
+
+private:
+    using clock = std::chrono::steady_clock;
+    bool on_;
+    std::string stage_;
+    clock::time_point start_, stage_start_, last_;
+};
+
+template <class Id>
+void build_index(const std::string& file, const std::string& output, const cloud_args& a, progress_line& line) {
+    io::las_points in(file);
+    build_file_options o;
+    o.memory_limit = parse_memory(a.memory);
+    o.temp_dir = a.temp_dir;
+    o.progress = [&line](const build_progress& p) { line(p); };
+    build_file<octree<double, Id>>(in, output, o);
+}
+
+// A point cloud to query: in memory (from a point file) or mapped (an index file).
+struct cloud {
+    std::string name;
+    io::point_cloud points;  // a point file's, with the fields asked for
+    std::unique_ptr<octree<double>> small;
+    std::unique_ptr<octree<double, std::uint64_t>> large;  // an index file with 64-bit ids
+};
+
+cloud load_cloud(const cloud_args& a) {
+    cloud c;
+    c.name = a.file;
+    const file_kind kind = kind_of(a.file);
+    if (kind == file_kind::index) {
+        if (!a.fields.empty())
+            throw std::invalid_argument(a.file + ": --fields needs the LAS file; an index file holds x, y, z only");
+        const std::string type = read_file_info(a.file).type;
+        if (type == detail::file_codec<octree<double>>::type_name())
+            c.small = std::make_unique<octree<double>>(open<octree<double>>(a.file));
+        else if (type == detail::file_codec<octree<double, std::uint64_t>>::type_name())
+            c.large = std::make_unique<octree<double, std::uint64_t>>(open<octree<double, std::uint64_t>>(a.file));
+        else
+            throw file_error(a.file, "holds " + type + "; radius, knn and box3d read octree<double, 3, uint32> or "
+                                     "octree<double, 3, uint64> files (quoct index cloud.las -o FILE)");
+        return c;
+    }
+    const std::string ext = a.file.size() >= 4 ? a.file.substr(a.file.size() - 4) : "";
+    if (kind == file_kind::las) {
+        c.points = io::read_las(a.file, {a.fields, true});
+    } else if (ext == ".ply" || ext == ".PLY" || ext == ".xyz" || ext == ".XYZ") {
+        if (!a.fields.empty()) throw std::invalid_argument(a.file + ": --fields reads LAS files");
+        c.points = ext == ".ply" || ext == ".PLY" ? io::read_ply(a.file) : io::read_xyz(a.file);
+    } else {
+        throw std::invalid_argument(a.file + ": neither a LAS, PLY or XYZ file nor an octree index file");
+    }
+    if (c.points.size() > std::size_t{std::numeric_limits<std::uint32_t>::max()} / 2)
+        throw std::invalid_argument(a.file + ": over 2^31 points; index it first (quoct index FILE -o FILE.quoct)");
+    c.small = std::make_unique<octree<double>>(c.points.xyz.data(), c.points.size());
+    return c;
+}
+
+std::string number(double v) { return io::shortest_decimal(v); }
+
+// Rows id,x,y,z[,distance][,fields]: the points from the tree (as stored, the same values).
+template <class Tree>
+int write_rows(const cloud& c, const Tree& t, const std::vector<std::uint64_t>& ids, const std::vector<double>* dist,
+               const cloud_args& a) {
+    std::cout << "id,x,y,z" << (dist ? ",distance" : "");
+    for (const std::string& f : a.fields) std::cout << ',' << f;
+    std::cout << '\n';
+    const std::size_t width = c.points.property_names.size();
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        const point3 p = t.point(static_cast<typename Tree::id_type>(ids[i]));
+        std::cout << ids[i] << ',' << number(p[0]) << ',' << number(p[1]) << ',' << number(p[2]);
+        if (dist) std::cout << ',' << number((*dist)[i]);
+        for (std::size_t f = 0; f < width; ++f) std::cout << ',' << number(c.points.properties[ids[i] * width + f]);
+        std::cout << '\n';
+    }
+    std::cout.flush();
+    return std::cout ? 0 : 1;
+}
+
+template <class Tree>
+int query(const CLI::App* used, const cloud_commands& cmd, const cloud_args& a, const cloud& c, const Tree& t) {
+    using Id = typename Tree::id_type;
+    const point3 q{{a.x, a.y, a.z}};
+    std::vector<std::uint64_t> ids;
+    if (used == cmd.knn) {
+        std::vector<neighbor<double, Id>> found;
+        t.nearest(q, a.k, found);
+        std::vector<double> dist;
+        for (const auto& f : found) ids.push_back(f.id), dist.push_back(std::sqrt(f.distance_sq));
+        return write_rows(c, t, ids, &dist, a);
+    }
+    std::vector<Id> hits;
+    if (used == cmd.radius) hits = t.query(ball<double, 3>{q, a.r});
+    else hits = t.query(box<double, 3>{{{a.lo[0], a.lo[1], a.lo[2]}}, {{a.hi[0], a.hi[1], a.hi[2]}}});
+    std::sort(hits.begin(), hits.end());
+    ids.assign(hits.begin(), hits.end());
+    return write_rows(c, t, ids, nullptr, a);
+}
+
+}  // namespace
+
+cloud_commands add_cloud_commands(CLI::App& app, CLI::App& index, cloud_args& a) {
+    index.add_option("--memory", a.memory, "with a LAS FILE: the most memory the build may use (512M, 2G, ...); "
+                                           "larger clouds are sorted on disk")
+        ->capture_default_str();
+    index.add_option("--temp-dir", a.temp_dir, "with a LAS FILE: where temporary files go (default: beside -o); "
+                                                "they need about twice the points' size");
+    cloud_commands cmd{};
+    cmd.radius = app.add_subcommand("radius", "x, y, z points within --r of (--x, --y, --z), boundary included, by id: "
+                                              "from a LAS, PLY or XYZ file or an index file of one (quoct index)");
+    cmd.knn = app.add_subcommand("knn", "the --k points nearest (--x, --y, --z), nearest first (equal distances by "
+                                        "smaller id), with their distance");
+    cmd.box3d = app.add_subcommand("box3d", "x, y, z points in the box from --min to --max (faces included), by id");
+    for (CLI::App* sub : {cmd.radius, cmd.knn, cmd.box3d}) {
+        sub->add_option("FILE", a.file, "a LAS, PLY or XYZ file, or an octree index file made by quoct index")
+            ->required();
+        sub->add_option("--fields", a.fields, "with a LAS file: its fields to print after x, y, z (intensity, "
+                                              "classification, gps_time, ...; quoct info FILE lists them)")
+            ->delimiter(',');
+    }
+    const CLI::Validator finite(
+        [](std::string& v) {
+            double d = 0;
+            return CLI::detail::lexical_cast(v, d) && std::isfinite(d) ? std::string() : "not a finite number: " + v;
+        },
+        "FINITE");
+    for (CLI::App* sub : {cmd.radius, cmd.knn}) {
+        sub->add_option("--x", a.x, "the centre's x")->required()->check(finite);
+        sub->add_option("--y", a.y, "the centre's y")->required()->check(finite);
+        sub->add_option("--z", a.z, "the centre's z")->required()->check(finite);
+    }
+    cmd.radius->add_option("--r", a.r, "the radius, at least 0")->required()->check(finite & CLI::NonNegativeNumber);
+    cmd.knn->add_option("--k", a.k, "how many, at least 1")->required()->check(CLI::PositiveNumber);
+    cmd.box3d->add_option("--min", a.lo, "the low corner: x,y,z")->delimiter(',')->expected(3)->required()->check(finite);
+    cmd.box3d->add_option("--max", a.hi, "the high corner: x,y,z")->delimiter(',')->expected(3)->required()->check(finite);
+    return cmd;
+}
+
+int run_cloud_index(const std::string& file, const std::string& output, const cloud_args& a) {
+    if (output.empty()) throw std::invalid_argument(file + ": give -o FILE, the index file to write");
+    const io::las_header h = io::read_las_header(file);
+    progress_line line;
+    const bool wide = h.point_count > std::numeric_limits<std::uint32_t>::max() / 2;
+    if (wide) build_index<std::uint64_t>(file, output, a, line);
+    else build_index<std::uint32_t>(file, output, a, line);
+    line.clear();
+    const file_info info = read_file_info(output);
+    std::cout << output << ": " << info.type << ", " << h.point_count << " points, " << info.bytes << " bytes, built in "
+              << number(std::round(line.seconds() * 100) / 100) << " s\n";
+    std::cout.flush();
+    return std::cout ? 0 : 1;
+}
+
+int run_cloud_query(const CLI::App* used, const cloud_commands& cmd, const cloud_args& a) {
+    if (used != cmd.radius && used != cmd.knn && used != cmd.box3d) return -1;
+    const cloud c = load_cloud(a);
+    return c.small ? query(used, cmd, a, c, *c.small) : query(used, cmd, a, c, *c.large);
+}
+
+}  // namespace cli
+}  // namespace quoct

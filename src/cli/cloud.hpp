@@ -1,0 +1,50 @@
+// quoct's point cloud subcommands: x, y, z points from LAS files and octree index files.
+//   quoct index cloud.las -o cloud.quoct --memory 2G     the octree file, within the memory given
+//   quoct radius cloud.quoct --x X --y Y --z Z --r R     points within R, by id
+//   quoct knn cloud.quoct --x X --y Y --z Z --k K        the K nearest, nearest first
+//   quoct box3d cloud.quoct --min X,Y,Z --max X,Y,Z      points in the box, by id
+#ifndef QUOCT_CLI_CLOUD_HPP
+#define QUOCT_CLI_CLOUD_HPP
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace quoct {
+namespace cli {
+
+/// The point cloud subcommands' arguments.
+struct cloud_args {
+    std::string file;                 // a LAS file or an octree index file
+    std::string memory = "1G";        // index: the build's memory limit
+    std::string temp_dir;             // index: where its temporary files go
+    double x = 0, y = 0, z = 0, r = 0;
+    std::size_t k = 0;
+    std::vector<double> lo, hi;       // box3d
+    std::vector<std::string> fields;  // LAS fields to print (FILE a LAS file)
+};
+
+struct cloud_commands {
+    CLI::App* radius;
+    CLI::App* knn;
+    CLI::App* box3d;
+};
+
+/// Declares radius, knn and box3d, and index's --memory and --temp-dir.
+cloud_commands add_cloud_commands(CLI::App& app, CLI::App& index, cloud_args& a);
+
+/// quoct index FILE -o OUT where FILE is a LAS file: the octree index file built within
+/// --memory (uint32 ids up to 2^31 - 1 points, uint64 beyond), with progress on a terminal.
+/// Without -o nothing is written: the header is read and the build described.
+int run_cloud_index(const std::string& file, const std::string& output, const cloud_args& a);
+
+/// Runs radius, knn or box3d; -1 when `used` is none of them. Prints CSV: id, x, y, z (and
+/// distance for knn, then the fields asked for). Throws on bad input, naming it.
+int run_cloud_query(const CLI::App* used, const cloud_commands& cmd, const cloud_args& a);
+
+}  // namespace cli
+}  // namespace quoct
+
+#endif  // QUOCT_CLI_CLOUD_HPP
