@@ -13,7 +13,17 @@
 //                                      (posix_fadvise DONTNEED), then open and one 10-nearest
 //                                      query: what a new process pays for its first answer
 //   open_knn10_warm/quoct              the same with the file in the page cache
-// Counters: file_MB (bytes on disk), memory_MB (a built index's memory_bytes; nanoflann's
+//   build_save/quoct                   the index built in memory and saved: what
+//                                      build_file/quoct is measured against
+//   build_file/quoct                   quoct::build_file from the points to the same file
+//                                      (byte for byte) within a memory limit of 8 bytes a
+//                                      point (a fifth of the in-memory build's peak): sorted
+//                                      runs on disk, merged, the tree built part by part
+//   knn10_x1000/memory, knn10_x1000/mapped_warm, knn10_x1000/mapped_cold
+//                                      1,000 10-nearest queries on the tree in memory, on
+//                                      the opened file in the page cache, and opened (its
+//                                      checks included) after its pages were dropped
+// Counters: points_per_s (builds), file_MB (bytes on disk), memory_MB (a built index's memory_bytes; nanoflann's
 // usedMemory plus the points it needs), rss_open_MB and rss_query_MB (resident memory the
 // process gained by open and by the first query; the page cache is not counted).
 //
@@ -22,6 +32,7 @@
 //   --dir=PATH where the files go (removed at the end)
 #include <benchmark/benchmark.h>
 
+#include <quoct/build_file.hpp>
 #include <quoct/file.hpp>
 
 #include <chrono>
@@ -173,6 +184,51 @@ void register_size(std::size_t n) {
             peer.index().loadIndex(in);
         }
     }, big);
+    reg("build_save/quoct", [n](benchmark::State& st) {
+        fixture& f = data(n);
+        for (auto _ : st) quoct::save(build_quoct(f), f.quoct_path);
+        st.counters["points_per_s"] = benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsIterationInvariantRate);
+    }, big);
+    reg("build_file/quoct", [n](benchmark::State& st) {
+        fixture& f = data(n);
+        const std::string path = f.quoct_path + ".built";
+        quoct::build_file_options o;
+        o.memory_limit = 8 * n;
+        for (auto _ : st) {
+            quoct::array_points<double, D> in(&f.pts[0][0], f.pts.size());
+            quoct::build_file<tree_type>(in, path, o);
+        }
+        st.counters["points_per_s"] = benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsIterationInvariantRate);
+        st.counters["file_MB"] = file_mb(path);
+        std::remove(path.c_str());
+    }, big);
+    const auto knn_batch = [](const tree_type& t, const fixture& f) {
+        std::vector<quoct::neighbor<double, std::uint32_t>> out;
+        std::size_t sum = 0;
+        for (const auto& q : f.queries) t.nearest(q, 10, out), sum += out[0].id;
+        benchmark::DoNotOptimize(sum);
+    };
+    reg("knn10_x1000/memory", [n, knn_batch](benchmark::State& st) {
+        fixture& f = data(n);
+        const tree_type t = build_quoct(f);
+        for (auto _ : st) knn_batch(t, f);
+    }, 10);
+    reg("knn10_x1000/mapped_warm", [n, knn_batch](benchmark::State& st) {
+        fixture& f = data(n);
+        const tree_type t = quoct::open<tree_type>(saved(f));
+        knn_batch(t, f);  // the pages the queries read are in the cache
+        for (auto _ : st) knn_batch(t, f);
+    }, 10);
+    reg("knn10_x1000/mapped_cold", [n, knn_batch](benchmark::State& st) {
+        fixture& f = data(n);
+        for (auto _ : st) {
+            st.PauseTiming();
+            drop_cache(saved(f));  // (pages a live mapping holds are not dropped: open anew)
+            st.ResumeTiming();
+            const tree_type t = quoct::open<tree_type>(f.quoct_path);
+            knn_batch(t, f);
+        }
+    }, 10);
     reg("open/quoct", [n](benchmark::State& st) {
         fixture& f = data(n);
         for (auto _ : st) {
