@@ -392,6 +392,44 @@ class Tree:
         """
         return cls._of_core(_core.tree_from_file(_os.fspath(path), bool(mmap)))
 
+    @classmethod
+    def build_file(cls, source, path, memory_limit=1 << 30, leafsize=None, *, dtype=None, temp_dir=None):
+        """Builds the file :meth:`load` reads at ``path`` from points that need not fit in
+        memory, using at most about ``memory_limit`` bytes (at least 256 KiB): the points
+        are sorted in runs on disk, merged, and the tree built part by part. The file is the
+        one ``Tree(points, leafsize, dtype=dtype).save(path)`` writes, byte for byte; ids
+        are row numbers. Returns None: ``Tree.load(path)`` opens it.
+
+        source : a LAS file's path (str or path-like; x, y, z as float64), or an array of
+            shape (n, 2) or (n, 3) of any dtype numpy converts, a ``numpy.memmap`` of a file
+            bigger than memory included: it is read twice, a chunk of rows at a time, and
+            must not change meanwhile.
+        temp_dir : where the temporary files go (default: beside ``path``); they take about
+            twice the points' size and are removed whatever happens.
+
+        Raises ValueError (a NaN or infinite coordinate, naming the row; a damaged LAS file;
+        a wrong shape; more than 2**31 points, which the C++ library indexes with 64-bit
+        ids), and :class:`FileError` (the target or a temporary file cannot be written, as on
+        a full disk; the source changed between its readings), leaving any old file at
+        ``path`` as it was.
+        """
+        dt = _tree_dtype(dtype)
+        if isinstance(source, (str, bytes, _os.PathLike)):
+            src = _os.fsdecode(source)
+            m = 3
+        else:
+            src = source if hasattr(source, "shape") and hasattr(source, "dtype") else _np.asarray(source)
+            if len(src.shape) != 2 or src.shape[1] not in (2, 3):
+                raise ValueError(f"quoct: build_file reads arrays of shape (n, 2) or (n, 3), not {src.shape}")
+            if src.shape[0] > 2**31 - 1:
+                raise ValueError("quoct: more than 2**31 - 1 points; quoct.Tree numbers them in 32 bits")
+            m = src.shape[1]
+        if isinstance(memory_limit, bool) or not isinstance(memory_limit, _numbers.Integral) or memory_limit < 0:
+            raise ValueError(f"quoct: memory_limit must be a non-negative int of bytes, got {memory_limit!r}")
+        size = _leafsize(leafsize, m)
+        _core.build_file(src, _os.fspath(path), int(memory_limit), size, dt == _np.dtype(_np.float32),
+                         "" if temp_dir is None else _os.fspath(temp_dir))
+
     def __reduce__(self):
         # The bytes of the tree's file: unpickling reads them back, with no rebuild.
         return (_tree_from_bytes, (self._core.to_bytes(),))
