@@ -37,8 +37,10 @@ namespace quoct {
 struct build_progress {
     /// "reading" (the bounds), "sorting" (runs), "merging", "building" (the tree) or "checking" (checksums).
     const char* stage;
-    /// Points done in this stage, of `total` (for "merging": runs merged, of `total`).
-    std::uint64_t done, total;
+    /// Points done in this stage (for "merging": runs merged; for "checking": sections).
+    std::uint64_t done;
+    /// Of how many (0 while "reading": the count is not known yet).
+    std::uint64_t total;
 };
 
 /// How build_file() builds.
@@ -62,7 +64,9 @@ struct build_file_options {
 template <class T, std::size_t D>
 class array_points {
 public:
+    /// The n points at `coords` (D n values), which must outlive the stream.
     array_points(const T* coords, std::size_t n) noexcept : coords_(coords), n_(n) {}
+    /// Copies the next at most max points to out; returns how many, 0 at the end.
     std::size_t read(point<T, D>* out, std::size_t max) noexcept {
         const std::size_t k = std::min(max, n_ - next_);
         for (std::size_t i = 0; i < k; ++i)
@@ -70,6 +74,7 @@ public:
         next_ += k;
         return k;
     }
+    /// Starts again at the first point.
     void rewind() noexcept { next_ = 0; }
 
 private:

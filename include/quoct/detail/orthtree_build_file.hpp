@@ -27,6 +27,8 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "../build_options.hpp"
@@ -42,6 +44,16 @@ namespace detail {
 
 template <class Index>
 class orthtree_file_builder;
+
+/// Whether Stream is a point stream of point<T, D>: read(point<T, D>*, std::size_t) giving
+/// a count, and rewind().
+template <class Stream, class T, std::size_t D, class = void>
+struct is_point_stream : std::false_type {};
+template <class Stream, class T, std::size_t D>
+struct is_point_stream<Stream, T, D,
+                       std::void_t<decltype(std::size_t{std::declval<Stream&>().read(std::declval<point<T, D>*>(),
+                                                                                     std::size_t{})}),
+                                   decltype(std::declval<Stream&>().rewind())>> : std::true_type {};
 
 template <class T, std::size_t D, class Id>
 class orthtree_file_builder<orthtree<T, D, Id>> {
@@ -74,9 +86,13 @@ public:
 
     template <class Stream>
     void build(Stream& in, const std::string& path) {
+        static_assert(is_point_stream<Stream, T, D>::value,
+                      "quoct::build_file: the source must be a point stream of the index's points: "
+                      "std::size_t read(quoct::point<T, D>* out, std::size_t max) and void rewind(), "
+                      "as quoct::array_points and quoct::io::las_points have");
         path_ = path;
         try {
-            run(in);
+            if constexpr (is_point_stream<Stream, T, D>::value) run(in);  // (only the assertion above when not)
         } catch (const scratch_error& e) {
             throw file_error(path_, std::string(e.what()) + " (nothing was changed)");
         }

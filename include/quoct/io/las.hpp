@@ -152,8 +152,10 @@ private:
 /// its fields are not read).
 class las_points {
 public:
+    /// Opens `path` and checks its header as las_reader does. Throws parse_error.
     explicit las_points(std::string path, las_options options = {})
         : path_(std::move(path)), options_(xyz_only(std::move(options))), reader_(path_, options_) {}
+    /// Copies the next at most max points to out; returns how many, 0 at the end.
     std::size_t read(point<double, 3>* out, std::size_t max) {
         if (max == 0) return 0;
         const std::size_t k = reader_.read(chunk_, max);
@@ -161,6 +163,7 @@ public:
             for (std::size_t a = 0; a < 3; ++a) out[i][a] = chunk_.xyz[3 * i + a];
         return k;
     }
+    /// Starts again at the first point (the file opened anew).
     void rewind() { reader_ = las_reader(path_, options_); }
     /// The file's header.
     const las_header& header() const noexcept { return reader_.header(); }
