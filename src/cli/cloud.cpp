@@ -9,6 +9,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <unistd.h>
@@ -140,43 +141,59 @@ cloud load_cloud(const cloud_args& a) {
 
 std::string number(double v) { return io::shortest_decimal(v); }
 
-// Rows id,x,y,z[,distance][,fields]: the points from the tree (as stored, the same values).
-template <class Tree>
-int write_rows(const cloud& c, const Tree& t, const std::vector<std::uint64_t>& ids, const std::vector<double>* dist,
-               const cloud_args& a) {
-    std::cout << "id,x,y,z" << (dist ? ",distance" : "");
+// A hit: its id, its point as stored, and (knn) its distance.
+struct hit {
+    std::uint64_t id;
+    point3 p;
+    double distance;
+};
+
+// Rows id,x,y,z[,distance][,fields].
+int write_rows(const cloud& c, const std::vector<hit>& hits, bool with_distance, const cloud_args& a) {
+    std::cout << "id,x,y,z" << (with_distance ? ",distance" : "");
     for (const std::string& f : a.fields) std::cout << ',' << f;
     std::cout << '\n';
     const std::size_t width = c.points.property_names.size();
-    for (std::size_t i = 0; i < ids.size(); ++i) {
-        const point3 p = t.point(static_cast<typename Tree::id_type>(ids[i]));
-        std::cout << ids[i] << ',' << number(p[0]) << ',' << number(p[1]) << ',' << number(p[2]);
-        if (dist) std::cout << ',' << number((*dist)[i]);
-        for (std::size_t f = 0; f < width; ++f) std::cout << ',' << number(c.points.properties[ids[i] * width + f]);
+    for (const hit& h : hits) {
+        std::cout << h.id << ',' << number(h.p[0]) << ',' << number(h.p[1]) << ',' << number(h.p[2]);
+        if (with_distance) std::cout << ',' << number(h.distance);
+        for (std::size_t f = 0; f < width; ++f) std::cout << ',' << number(c.points.properties[h.id * width + f]);
         std::cout << '\n';
     }
     std::cout.flush();
     return std::cout ? 0 : 1;
 }
 
+// The points come from visits, which hand each hit's point over: tree.point(id) would build
+// a map of every id first (4 or 8 bytes a point), too much for a file larger than memory.
 template <class Tree>
 int query(const CLI::App* used, const cloud_commands& cmd, const cloud_args& a, const cloud& c, const Tree& t) {
     using Id = typename Tree::id_type;
     const point3 q{{a.x, a.y, a.z}};
-    std::vector<std::uint64_t> ids;
+    std::vector<hit> hits;
+    const auto keep = [&](Id id, const point3& p) { hits.push_back(hit{id, p, 0}); };
     if (used == cmd.knn) {
         std::vector<neighbor<double, Id>> found;
         t.nearest(q, a.k, found);
-        std::vector<double> dist;
-        for (const auto& f : found) ids.push_back(f.id), dist.push_back(std::sqrt(f.distance_sq));
-        return write_rows(c, t, ids, &dist, a);
+        // Their points: every point of a ball a little wider than the farthest, then the k
+        // picked out in order (the visit sees each at most once).
+        const double far = found.empty() ? 0 : std::sqrt(found.back().distance_sq);
+        const double r = far * (1 + 1e-9) + std::numeric_limits<double>::denorm_min();
+        std::vector<std::pair<Id, point3>> near;
+        if (std::isfinite(r)) t.visit(ball<double, 3>{q, r}, [&](Id id, const point3& p) { near.emplace_back(id, p); });
+        std::sort(near.begin(), near.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+        for (const auto& f : found) {
+            const auto at = std::lower_bound(near.begin(), near.end(), f.id,
+                                             [](const std::pair<Id, point3>& x, Id id) { return x.first < id; });
+            const point3 p = at != near.end() && at->first == f.id ? at->second : t.point(f.id);
+            hits.push_back(hit{f.id, p, std::sqrt(f.distance_sq)});
+        }
+        return write_rows(c, hits, true, a);
     }
-    std::vector<Id> hits;
-    if (used == cmd.radius) hits = t.query(ball<double, 3>{q, a.r});
-    else hits = t.query(box<double, 3>{{{a.lo[0], a.lo[1], a.lo[2]}}, {{a.hi[0], a.hi[1], a.hi[2]}}});
-    std::sort(hits.begin(), hits.end());
-    ids.assign(hits.begin(), hits.end());
-    return write_rows(c, t, ids, nullptr, a);
+    if (used == cmd.radius) t.visit(ball<double, 3>{q, a.r}, keep);
+    else t.visit(box<double, 3>{{{a.lo[0], a.lo[1], a.lo[2]}}, {{a.hi[0], a.hi[1], a.hi[2]}}}, keep);
+    std::sort(hits.begin(), hits.end(), [](const hit& x, const hit& y) { return x.id < y.id; });
+    return write_rows(c, hits, false, a);
 }
 
 }  // namespace
