@@ -238,6 +238,9 @@ public:
     /// The ids of the points in storage order (size() of them; a node's points are a run
     /// [begin, end) of it): valid while the tree lives, read-only.
     const Id* stored_ids() const noexcept { return ids_.data(); }
+    /// The point at stored position i < size() (its id is stored_ids()[i]), as stored: with
+    /// stored_ids(), every point in storage order, with no map from ids (see point()).
+    point_type stored_point(std::size_t i) const noexcept { return point_at(i); }
 
     /// The point with this id, as stored (converted to T). The first call builds a map from
     /// ids to stored positions, sizeof(Id) bytes per point, in O(n), once, safely when
