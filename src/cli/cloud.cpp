@@ -19,6 +19,7 @@
 #include <quoct/io/cloud.hpp>
 #include <quoct/io/las.hpp>
 #include <quoct/io/locations.hpp>
+#include <quoct/neighbourhoods.hpp>
 #include <quoct/orthtree.hpp>
 
 #include "info.hpp"
@@ -190,6 +191,17 @@ int query(const CLI::App* used, const cloud_commands& cmd, const cloud_args& a, 
         }
         return write_rows(c, hits, true, a);
     }
+    if (used == cmd.neighbours) {
+        std::cout << "id,neighbour,distance\n";
+        const auto rows = [&](Id id, const std::vector<neighbor<double, Id>>& hood) {
+            for (const auto& h : hood) std::cout << id << ',' << h.id << ',' << number(std::sqrt(h.distance_sq)) << '\n';
+            return static_cast<bool>(std::cout);
+        };
+        if (a.k != 0) for_each_knn(t, a.k, rows);
+        else for_each_within(t, a.r, rows);
+        std::cout.flush();
+        return std::cout ? 0 : 1;
+    }
     if (used == cmd.radius) t.visit(ball<double, 3>{q, a.r}, keep);
     else t.visit(box<double, 3>{{{a.lo[0], a.lo[1], a.lo[2]}}, {{a.hi[0], a.hi[1], a.hi[2]}}}, keep);
     std::sort(hits.begin(), hits.end(), [](const hit& x, const hit& y) { return x.id < y.id; });
@@ -210,6 +222,9 @@ cloud_commands add_cloud_commands(CLI::App& app, CLI::App& index, cloud_args& a)
     cmd.knn = app.add_subcommand("knn", "the --k points nearest (--x, --y, --z), nearest first (equal distances by "
                                         "smaller id), with their distance");
     cmd.box3d = app.add_subcommand("box3d", "x, y, z points in the box from --min to --max (faces included), by id");
+    cmd.neighbours = app.add_subcommand("neighbours", "every x, y, z point's --k nearest (itself included) or its "
+                                                      "points within --r: rows id,neighbour,distance, streamed in "
+                                                      "the index's storage order (memory: one neighbourhood)");
     for (CLI::App* sub : {cmd.radius, cmd.knn, cmd.box3d}) {
         sub->add_option("FILE", a.file, "a LAS, PLY or XYZ file, or an octree index file made by quoct index")
             ->required();
@@ -230,6 +245,15 @@ cloud_commands add_cloud_commands(CLI::App& app, CLI::App& index, cloud_args& a)
     }
     cmd.radius->add_option("--r", a.r, "the radius, at least 0")->required()->check(finite & CLI::NonNegativeNumber);
     cmd.knn->add_option("--k", a.k, "how many, at least 1")->required()->check(CLI::PositiveNumber);
+    CLI::Option* hood_k = cmd.neighbours->add_option("--k", a.k, "how many nearest, at least 1")->check(CLI::PositiveNumber);
+    CLI::Option* hood_r =
+        cmd.neighbours->add_option("--r", a.r, "the radius, at least 0")->check(finite & CLI::NonNegativeNumber);
+    hood_k->excludes(hood_r);
+    cmd.neighbours->add_option("FILE", a.file, "a LAS, PLY or XYZ file, or an octree index file made by quoct index")
+        ->required();
+    cmd.neighbours->callback([hood_k, hood_r] {
+        if (hood_k->count() == 0 && hood_r->count() == 0) throw CLI::RequiredError("--k or --r");
+    });
     cmd.box3d->add_option("--min", a.lo, "the low corner: x,y,z")->delimiter(',')->expected(3)->required()->check(finite);
     cmd.box3d->add_option("--max", a.hi, "the high corner: x,y,z")->delimiter(',')->expected(3)->required()->check(finite);
     return cmd;
@@ -251,7 +275,7 @@ int run_cloud_index(const std::string& file, const std::string& output, const cl
 }
 
 int run_cloud_query(const CLI::App* used, const cloud_commands& cmd, const cloud_args& a) {
-    if (used != cmd.radius && used != cmd.knn && used != cmd.box3d) return -1;
+    if (used != cmd.radius && used != cmd.knn && used != cmd.box3d && used != cmd.neighbours) return -1;
     const cloud c = load_cloud(a);
     return c.small ? query(used, cmd, a, c, *c.small) : query(used, cmd, a, c, *c.large);
 }

@@ -3,6 +3,7 @@
 //   quoct radius cloud.quoct --x X --y Y --z Z --r R     points within R, by id
 //   quoct knn cloud.quoct --x X --y Y --z Z --k K        the K nearest, nearest first
 //   quoct box3d cloud.quoct --min X,Y,Z --max X,Y,Z      points in the box, by id
+//   quoct neighbours cloud.quoct --k K (or --r R)        every point's neighbourhood, streamed
 #ifndef QUOCT_CLI_CLOUD_HPP
 #define QUOCT_CLI_CLOUD_HPP
 
@@ -30,6 +31,7 @@ struct cloud_commands {
     CLI::App* radius;
     CLI::App* knn;
     CLI::App* box3d;
+    CLI::App* neighbours;
 };
 
 /// Declares radius, knn and box3d, and index's --memory and --temp-dir.
@@ -40,8 +42,9 @@ cloud_commands add_cloud_commands(CLI::App& app, CLI::App& index, cloud_args& a)
 /// Without -o nothing is written: the header is read and the build described.
 int run_cloud_index(const std::string& file, const std::string& output, const cloud_args& a);
 
-/// Runs radius, knn or box3d; -1 when `used` is none of them. Prints CSV: id, x, y, z (and
-/// distance for knn, then the fields asked for). Throws on bad input, naming it.
+/// Runs radius, knn, box3d or neighbours; -1 when `used` is none of them. Prints CSV: id,
+/// x, y, z (and distance for knn, then the fields asked for); for neighbours, one row
+/// id,neighbour,distance per pair. Throws on bad input, naming it.
 int run_cloud_query(const CLI::App* used, const cloud_commands& cmd, const cloud_args& a);
 
 }  // namespace cli

@@ -1208,7 +1208,8 @@ int main(int argc, char** argv) {
     try {
         app.parse(argc, argv);
         const CLI::App* used = app.get_subcommands().front();
-        if (used != cloud_cmd.radius && used != cloud_cmd.knn && used != cloud_cmd.box3d) check_arguments(*used, c, a, q);
+        if (used != cloud_cmd.radius && used != cloud_cmd.knn && used != cloud_cmd.box3d && used != cloud_cmd.neighbours)
+            check_arguments(*used, c, a, q);
         if (!with_gdal && (app.get_subcommands().front() == cmd.join || app.get_subcommands().front() == cmd.svg) &&
             j.invalid == "repair")
             throw usage_error(needs_gdal("--invalid repair"));

@@ -119,6 +119,53 @@ TEST_CASE("quoct radius, knn, box3d: on a LAS file and its index file, the rows 
     CHECK(quoct_test::run_cli("radius '" + las + "'" + at + " --r 1 --fields intensity").out == want);
 }
 
+TEST_CASE("quoct neighbours: every point's k nearest and points within r, as brute force", "[cli][las][neighbourhoods]") {
+    const std::string las = make_las("hoods.las");
+    const std::string index = quoct_test::temp_path("hoods.quoct");
+    REQUIRE(quoct_test::run_cli("index '" + las + "' -o '" + index + "'").status == 0);
+    const quoct::io::point_cloud c = quoct::io::read_las(las);
+    // Brute force: each point's neighbourhood as rows, keyed by the point's id.
+    const auto expected = [&](std::size_t k, double r) {
+        std::vector<std::string> rows(c.size());
+        for (std::size_t i = 0; i < c.size(); ++i) {
+            std::vector<std::pair<double, std::size_t>> order;
+            for (std::size_t j = 0; j < c.size(); ++j) {
+                const double d = dist2(&c.xyz[3 * i], &c.xyz[3 * j]);
+                if (k != 0 || d <= r * r) order.emplace_back(d, j);
+            }
+            const std::size_t keep = k != 0 ? k : order.size();
+            std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep), order.end());
+            for (std::size_t j = 0; j < keep; ++j)
+                rows[i] += std::to_string(i) + "," + std::to_string(order[j].second) + "," +
+                           quoct::io::shortest_decimal(std::sqrt(order[j].first)) + "\n";
+        }
+        return rows;
+    };
+    for (const std::string args : {" --k 5", " --r 0.75"}) {
+        const std::vector<std::string> want = args == " --k 5" ? expected(5, 0) : expected(0, 0.75);
+        for (const std::string& file : {las, index}) {
+            CAPTURE(file, args);
+            const auto r = quoct_test::run_cli("neighbours '" + file + "'" + args);
+            REQUIRE(r.status == 0);
+            REQUIRE(r.out.compare(0, 22, "id,neighbour,distance\n") == 0);
+            // Group the rows by point (each point's rows are together, in storage order).
+            std::vector<std::string> got(c.size());
+            std::vector<int> groups(c.size(), 0);
+            std::size_t at = 22, last = c.size();
+            while (at < r.out.size()) {
+                const std::size_t end = r.out.find('\n', at) + 1;
+                const std::string line = r.out.substr(at, end - at);
+                const std::size_t id = std::stoul(line.substr(0, line.find(',')));
+                if (id != last) ++groups[id], last = id;
+                got[id] += line;
+                at = end;
+            }
+            CHECK(std::count(groups.begin(), groups.end(), 1) == static_cast<long>(c.size()));
+            CHECK(got == want);
+        }
+    }
+}
+
 TEST_CASE("quoct index, radius, knn: bad arguments and files are refused by name", "[cli][las]") {
     const std::string las = make_las("bad.las");
     const std::string err = quoct_test::temp_path("cloud.err");
@@ -132,6 +179,8 @@ TEST_CASE("quoct index, radius, knn: bad arguments and files are refused by name
     fails("radius '" + las + "' --x 1 --y 2 --z 3 --r -1", 2, "--r");
     fails("radius '" + las + "' --x nan --y 2 --z 3 --r 1", 2, "not a finite number: nan");
     fails("knn '" + las + "' --x 1 --y 2 --z 3 --k 0", 2, "--k");
+    fails("neighbours '" + las + "'", 2, "--k or --r");
+    fails("neighbours '" + las + "' --k 2 --r 1", 2, "excludes");
     fails("radius '" + las + "' --x 1 --y 2 --z 3 --r 1 --fields colour", 1, "colour");
     const std::string laz = quoct_test::temp_path("c.laz");
     write_bytes(laz, {1, 2, 3});
