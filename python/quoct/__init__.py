@@ -392,6 +392,39 @@ class Tree:
         """
         return cls._of_core(_core.tree_from_file(_os.fspath(path), bool(mmap)))
 
+    def iter_neighbourhoods(self, k=None, r=None, chunk=65536):
+        """Yields every point's neighbourhood, in the tree's storage order (points near each
+        other come together, so a tree loaded with ``mmap=True`` from a file larger than
+        memory is read region by region), ``chunk`` points at a time, as
+        ``(ids, indices, distances, offsets)``: the chunk's point j has row number ``ids[j]``,
+        and its neighbours are ``indices[offsets[j]:offsets[j + 1]]`` at ``distances[...]``
+        (int64, int64, float64, int64 arrays), nearest first by (distance, index).
+
+        Give exactly one of ``k`` (the k nearest, the point itself included: as
+        :meth:`query` with that k) or ``r`` (every point within distance r, boundary
+        included: as :meth:`query_ball_point`, sorted). Memory is one chunk's
+        neighbourhoods. Not for a periodic tree. Raises ValueError for both or neither of k
+        and r, k < 1, a NaN, infinite or negative r, a periodic tree, and TypeError for a
+        chunk that is not a positive int.
+        """
+        if (k is None) == (r is None):
+            raise ValueError("quoct: give exactly one of k and r")
+        if isinstance(chunk, bool) or not isinstance(chunk, _numbers.Integral) or chunk < 1:
+            raise TypeError(f"quoct: chunk must be a positive int, not {chunk!r}")
+        if k is not None:
+            if isinstance(k, bool) or not isinstance(k, _numbers.Integral) or k < 1:
+                raise ValueError(f"quoct: k must be an integer >= 1, got {k!r}")
+            k, r = int(k), 0.0
+        else:
+            r = float(r)
+            if not (r >= 0 and _np.isfinite(r)):
+                raise ValueError(f"quoct: r must be finite and >= 0, got {r!r}")
+            k = 0
+        if self.boxsize is not None:
+            raise ValueError("quoct: iter_neighbourhoods is not offered for a periodic tree")
+        for start in range(0, self.n, int(chunk)):
+            yield self._core.neighbourhoods(start, int(chunk), k, r)
+
     @classmethod
     def build_file(cls, source, path, memory_limit=1 << 30, leafsize=None, *, dtype=None, temp_dir=None):
         """Builds the file :meth:`load` reads at ``path`` from points that need not fit in

@@ -6,6 +6,7 @@
 #ifndef QUOCT_PYTHON_TREE_CORE_HPP
 #define QUOCT_PYTHON_TREE_CORE_HPP
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -95,6 +96,37 @@ public:
         std::int64_t* o = out.mutable_data();
         for (std::size_t i = 0; i < n(); ++i) o[i] = ids[i];
         return out;
+    }
+    // The neighbourhoods of stored positions [start, start + count) (quoct/neighbourhoods.hpp's
+    // queries, a chunk at a time): k nearest when k > 0, else every point within r, nearest
+    // first by (distance, id). (ids, indices, distances, offsets): point j of the chunk has
+    // id ids[j] and neighbours indices[offsets[j]:offsets[j + 1]].
+    py::tuple neighbourhoods(std::size_t start, std::size_t count, std::size_t k, double r) const {
+        if (periodic_) throw py::value_error("quoct: iter_neighbourhoods is not offered for a periodic tree");
+        const tree_type& t = *plain_;
+        const std::size_t end = std::min(t.size(), start + std::min(count, t.size()));
+        std::vector<std::int64_t> ids, indices, offsets{0};
+        std::vector<double> distances;
+        {
+            py::gil_scoped_release release;
+            std::vector<quoct::neighbor<T, id_type>> hood;
+            const T radius = static_cast<T>(r);
+            for (std::size_t i = std::min(start, end); i < end; ++i) {
+                const point_type p = t.stored_point(i);
+                if (k != 0) t.nearest(p, k, hood);
+                else t.query(quoct::ball<T, D>{p, radius}, hood, quoct::result_order::nearest_first);
+                ids.push_back(t.stored_ids()[i]);
+                for (const auto& h : hood) indices.push_back(h.id), distances.push_back(std::sqrt(double(h.distance_sq)));
+                offsets.push_back(static_cast<std::int64_t>(indices.size()));
+            }
+        }
+        const auto array = [](const auto& v) {
+            using V = typename std::decay_t<decltype(v)>::value_type;
+            py::array_t<V> out(static_cast<py::ssize_t>(v.size()));
+            std::copy(v.begin(), v.end(), out.mutable_data());
+            return out;
+        };
+        return py::make_tuple(array(ids), array(indices), array(distances), array(offsets));
     }
     // Node i: (begin, end, subtree_end, mins, maxes); see orthtree::node_info.
     py::tuple node(std::size_t i) const {
@@ -365,6 +397,7 @@ void bind_tree_d(py::module_& m) {
         .def_property_readonly("node_count", &core::node_count)
         .def("indices", &core::indices)
         .def("node", &core::node, py::arg("i"))
+        .def("neighbourhoods", &core::neighbourhoods, py::arg("start"), py::arg("count"), py::arg("k"), py::arg("r"))
         .def_property_readonly("periodic", &core::periodic)
         .def_property_readonly("mins", &core::mins)
         .def_property_readonly("maxes", &core::maxes)

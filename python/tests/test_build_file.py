@@ -76,3 +76,34 @@ def test_errors_leave_the_old_file(tmp_path):
                               temp_dir=tmp_path / "nowhere")
     assert target.read_bytes() == b"old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.quoct"]
+
+
+@pytest.mark.parametrize("mmap", [True, False])
+def test_iter_neighbourhoods_gives_every_point_its_neighbours_as_brute_force(tmp_path, mmap):
+    rng = np.random.default_rng(9)
+    pts = rng.integers(0, 40, size=(3000, 3)).astype(np.float64)  # integers: ties and boundary points
+    quoct.Tree.build_file(pts, tmp_path / "h.quoct", memory_limit=0)
+    tree = quoct.Tree.load(tmp_path / "h.quoct", mmap=mmap)
+    d2 = ((pts[:, None, :] - pts[None, :, :]) ** 2).sum(axis=2)
+    for kwargs in ({"k": 6}, {"r": 2.0}):
+        seen = []
+        for ids, indices, distances, offsets in tree.iter_neighbourhoods(chunk=700, **kwargs):
+            assert len(offsets) == len(ids) + 1 and offsets[0] == 0 and offsets[-1] == len(indices)
+            for j, i in enumerate(ids):
+                got = indices[offsets[j]:offsets[j + 1]]
+                order = np.lexsort((np.arange(len(pts)), d2[i]))
+                want = order[:6] if "k" in kwargs else order[d2[i][order] <= 4.0]
+                assert got.tolist() == want.tolist()
+                assert np.array_equal(distances[offsets[j]:offsets[j + 1]], np.sqrt(d2[i][want]))
+            seen.extend(ids.tolist())
+        assert seen == tree.indices.tolist()  # storage order, every point once
+    with pytest.raises(ValueError, match="exactly one"):
+        next(tree.iter_neighbourhoods())
+    with pytest.raises(ValueError, match="exactly one"):
+        next(tree.iter_neighbourhoods(k=2, r=1.0))
+    with pytest.raises(ValueError, match="k must be"):
+        next(tree.iter_neighbourhoods(k=0))
+    with pytest.raises(ValueError, match="r must be"):
+        next(tree.iter_neighbourhoods(r=float("nan")))
+    with pytest.raises(TypeError, match="chunk"):
+        next(tree.iter_neighbourhoods(k=1, chunk=0))
