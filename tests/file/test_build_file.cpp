@@ -225,25 +225,21 @@ struct fickle_points {
 TEST_CASE("build_file: a source that changes between its two readings is an error", "[file][build_file]") {
     temp_dir dir;
     const std::string path = dir / "t.quoct";
-    fickle_points in;
-    for (const std::size_t n : {std::size_t{300}, std::size_t{20000}}) {  // in memory, and out of core
-        in.first = uniform_points<double, 3>(n, 16);
-        in.readings = 0;
-        SECTION("fewer points " + std::to_string(n)) { in.second.assign(in.first.begin(), in.first.end() - 1); }
-        SECTION("more points " + std::to_string(n)) {
+    for (const std::size_t n : {std::size_t{300}, std::size_t{20000}})  // in memory, and out of core
+        for (int change = 0; change < 3; ++change) {
+            CAPTURE(n, change);
+            fickle_points in;
+            in.first = uniform_points<double, 3>(n, 16);
             in.second = in.first;
-            in.second.push_back(in.first[0]);
+            if (change == 0) in.second.pop_back();               // fewer points
+            if (change == 1) in.second.push_back(in.first[0]);   // more
+            if (change == 2) in.second[n / 2][0] = 1000;         // one moved outside the bounds
+            quoct::build_file_options fo;
+            fo.memory_limit = tiny;
+            CHECK_THROWS_WITH(quoct::build_file<quoct::octree<double>>(in, path, fo),
+                              Contains(path) && Contains("second reading"));
+            CHECK(dir.names().empty());
         }
-        SECTION("a point moved outside the bounds " + std::to_string(n)) {
-            in.second = in.first;
-            in.second[n / 2][0] = 1000;
-        }
-        quoct::build_file_options fo;
-        fo.memory_limit = tiny;
-        CHECK_THROWS_WITH(quoct::build_file<quoct::octree<double>>(in, path, fo),
-                          Contains(path) && Contains("second reading"));
-        CHECK(dir.names().empty());
-    }
 }
 
 // A file size limit makes a write fail midway, as a full disk does (a temporary file's; the
