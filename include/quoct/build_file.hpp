@@ -47,7 +47,7 @@ struct build_progress {
 struct build_file_options {
     /// The tree's options, as for a build in memory.
     build_options tree;
-    /// The most memory the build may use for its data, in bytes (at least 1 MiB is used). The
+    /// The most memory the build may use for its data, in bytes (at least 256 KiB is used). The
     /// process also holds its code, the source's buffers and what the system counts of the
     /// files it maps: measured figures are in docs/build-file.md.
     std::size_t memory_limit = std::size_t{1} << 30;

@@ -145,6 +145,7 @@ inline void store_u32(unsigned char* p, std::uint32_t v) noexcept { std::memcpy(
 class checksum64_stream {
 public:
     void update(const unsigned char* p, std::size_t n) noexcept {
+        if (n == 0) return;
         total_ += n;
         if (held_ != 0) {  // finish the block begun by the last piece
             const std::size_t take = std::min(n, std::size_t{32} - held_);

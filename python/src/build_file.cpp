@@ -28,9 +28,9 @@ public:
         const std::size_t k = std::min(max, n_ - next_);
         if (k == 0) return 0;
         py::gil_scoped_acquire gil;
+        if (PyErr_CheckSignals() != 0) throw py::error_already_set();  // Ctrl-C stops the build
         const py::object chunk = array_[py::slice(static_cast<py::ssize_t>(next_), static_cast<py::ssize_t>(next_ + k), 1)];
-        const auto rows = py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(chunk);
-        if (!rows) throw py::error_already_set();
+        const py::array_t<T, py::array::c_style | py::array::forcecast> rows(chunk);  // numpy's own error if it cannot
         const T* p = rows.data();
         for (std::size_t i = 0; i < k; ++i)
             for (std::size_t a = 0; a < D; ++a) out[i][a] = p[i * D + a];

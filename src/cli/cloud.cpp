@@ -2,6 +2,7 @@
 #include "cloud.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -47,8 +48,9 @@ std::size_t parse_memory(const std::string& text) {
     else if (ends("B")) unit.resize(unit.size() - 1);
     const std::string units = "KMGT";
     double scale = 1;
-    if (unit.size() == 1 && units.find(static_cast<char>(std::toupper(unit[0]))) != std::string::npos)
-        scale = std::ldexp(1.0, 10 * (1 + static_cast<int>(units.find(static_cast<char>(std::toupper(unit[0]))))));
+    const char upper = unit.size() == 1 ? static_cast<char>(std::toupper(static_cast<unsigned char>(unit[0]))) : ' ';
+    if (units.find(upper) != std::string::npos)
+        scale = std::ldexp(1.0, 10 * (1 + static_cast<int>(units.find(upper))));
     else if (!unit.empty())
         v = -1;
     if (!(v > 0) || !std::isfinite(v * scale) || v * scale > 1e18)
@@ -264,8 +266,13 @@ int run_cloud_index(const std::string& file, const std::string& output, const cl
     const io::las_header h = io::read_las_header(file);
     progress_line line;
     const bool wide = h.point_count > std::numeric_limits<std::uint32_t>::max() / 2;
-    if (wide) build_index<std::uint64_t>(file, output, a, line);
-    else build_index<std::uint32_t>(file, output, a, line);
+    try {
+        if (wide) build_index<std::uint64_t>(file, output, a, line);
+        else build_index<std::uint32_t>(file, output, a, line);
+    } catch (...) {
+        line.clear();
+        throw;
+    }
     line.clear();
     const file_info info = read_file_info(output);
     std::cout << output << ": " << info.type << ", " << h.point_count << " points, " << info.bytes << " bytes, built in "

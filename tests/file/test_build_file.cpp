@@ -141,6 +141,16 @@ TEMPLATE_LIST_TEST_CASE("build_file: the file save() writes for the tree built i
         o.max_depth = 1;
         same_as_in_memory<T, D>(clustered_points<T, D>(30000, 8), o);
     }
+    SECTION("-0 and +0 both extreme in a leaf over more points than a part holds: the same zero in its box") {
+        quoct::build_options o;
+        o.max_depth = 0;
+        points<T, D> pts(20000, splat<T, D>(T(5)));
+        for (quoct::point<T, D>& p : pts) p[0] = T(0);
+        pts[0] = splat<T, D>(T(0));
+        pts[0][0] = T(5);
+        pts[1][0] = -T(0);
+        same_as_in_memory<T, D>(pts, o);
+    }
     SECTION("64-bit ids") { same_as_in_memory<T, D, std::uint64_t>(uniform_points<T, D>(20000, 9)); }
     SECTION("none, one, and few enough to build in memory") {
         same_as_in_memory<T, D>(points<T, D>{});
@@ -226,7 +236,7 @@ TEST_CASE("build_file: a source that changes between its two readings is an erro
     temp_dir dir;
     const std::string path = dir / "t.quoct";
     for (const std::size_t n : {std::size_t{300}, std::size_t{20000}})  // in memory, and out of core
-        for (int change = 0; change < 3; ++change) {
+        for (int change = 0; change < 4; ++change) {
             CAPTURE(n, change);
             fickle_points in;
             in.first = uniform_points<double, 3>(n, 16);
@@ -234,6 +244,7 @@ TEST_CASE("build_file: a source that changes between its two readings is an erro
             if (change == 0) in.second.pop_back();               // fewer points
             if (change == 1) in.second.push_back(in.first[0]);   // more
             if (change == 2) in.second[n / 2][0] = 1000;         // one moved outside the bounds
+            if (change == 3) in.second[n / 3][1] /= 2;           // one moved inside them
             quoct::build_file_options fo;
             fo.memory_limit = tiny;
             CHECK_THROWS_WITH(quoct::build_file<quoct::octree<double>>(in, path, fo),

@@ -40,7 +40,7 @@ class scratch_file {
 public:
     explicit scratch_file(const std::string& dir) : dir_(dir.empty() ? "." : dir) {
         std::string name = dir_ + "/quoct-scratch-XXXXXX";
-        fd_ = ::mkstemp(&name[0]);
+        fd_ = ::mkostemp(&name[0], O_CLOEXEC);
         if (fd_ < 0) fail("cannot create a temporary file");
         ::unlink(name.c_str());
     }
@@ -88,7 +88,8 @@ public:
 
 private:
     [[noreturn]] void fail(const std::string& what) const {
-        throw scratch_error(what + " in " + dir_ + ": " + std::strerror(errno));
+        const int e = errno;
+        throw scratch_error(what + " in " + dir_ + ": " + std::strerror(e));
     }
     std::string dir_;
     int fd_ = -1;

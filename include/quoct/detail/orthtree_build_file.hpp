@@ -27,6 +27,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -78,6 +79,7 @@ public:
         const std::size_t room = budget_ - (D + 8) * io_;
         part_points_ = std::max<std::size_t>(room / part_bytes_, tree_.leaf_size + 1);
         run_points_ = std::max<std::size_t>(room / (32 + sizeof(point_type)), 2);
+        merge_bytes_ = room;  // the output's buffers are open meanwhile (a re-sort above the parts)
         read_points_ = std::max<std::size_t>(1, std::min<std::size_t>(65536, budget_ / 16 / sizeof(point_type)));
     }
 
@@ -101,24 +103,29 @@ public:
 private:
     // --- reading the stream -----------------------------------------------------------
 
+    // Reads the stream through, calling each(point, position), and returns the count and a
+    // checksum of the points' bytes (so that the two readings can be compared).
     template <class Stream, class Each>
-    std::uint64_t each_point(Stream& in, const char* stage, std::uint64_t total, Each&& each) {
+    std::pair<std::uint64_t, std::uint64_t> each_point(Stream& in, const char* stage, std::uint64_t total, Each&& each) {
         std::vector<point_type> buf(read_points_);
         std::uint64_t count = 0;
+        checksum64_stream sum;
         for (;;) {
             const std::size_t k = in.read(buf.data(), buf.size());
             if (k == 0) break;
+            if (k > buf.size()) throw std::logic_error("quoct: a point stream's read() gave more points than asked for");
             for (std::size_t i = 0; i < k; ++i) each(buf[i], count + i);
+            sum.update(reinterpret_cast<const unsigned char*>(buf.data()), k * sizeof(point_type));
             count += k;
             tell(stage, count, total);
         }
-        return count;
+        return {count, sum.finish()};
     }
 
     template <class Stream>
     void first_reading(Stream& in) {
         bounds_ = data::empty_box();
-        n_ = each_point(in, "reading", 0, [&](const point_type& p, std::uint64_t i) {
+        std::tie(n_, sum_) = each_point(in, "reading", 0, [&](const point_type& p, std::uint64_t i) {
             for (std::size_t a = 0; a < D; ++a) {
                 if (!(std::abs(p[a]) <= std::numeric_limits<T>::max()))
                     throw std::invalid_argument("quoct: point " + std::to_string(i) + " has a NaN or infinite coordinate");
@@ -140,6 +147,12 @@ private:
             if (!(p[a] >= bounds_.lo[a] && p[a] <= bounds_.hi[a])) changed("point " + std::to_string(i) + " moved");
     }
 
+    // The second reading's count and checksum against the first's.
+    void check_same_all(const std::pair<std::uint64_t, std::uint64_t>& seen) const {
+        if (seen.first != n_) changed(std::to_string(seen.first) + " points, not " + std::to_string(n_));
+        if (seen.second != sum_) changed("the points' checksums differ");
+    }
+
     template <class Stream>
     void run(Stream& in) {
         in.rewind();
@@ -153,14 +166,14 @@ private:
         grid_ = std::make_shared<const quantizer<T, D>>(bounds_, layout_.axis_bits);
         const unsigned key_bits = layout_.axis_bits * static_cast<unsigned>(D);
         key_shift_ = key_bits > 32 ? key_bits - 32 : 0;
+        s_ = std::make_unique<sections>(*this);  // the new file beside the target: refused now, not after the sort
         // Sorted runs of the keyed points, merged.
         run_sorter runs(*this, *grid_);
-        const std::uint64_t seen =
-            each_point(in, "sorting", n_, [&](const point_type& p, std::uint64_t i) {
-                check_same(p, i);
-                runs.add(p, i);
-            });
-        if (seen != n_) changed(std::to_string(seen) + " points, not " + std::to_string(n_));
+        const auto seen = each_point(in, "sorting", n_, [&](const point_type& p, std::uint64_t i) {
+            check_same(p, i);
+            runs.add(p, i);
+        });
+        check_same_all(seen);
         sorted_ = std::make_unique<scratch_file>(runs.finish());
         write_tree();
     }
@@ -170,16 +183,11 @@ private:
     void build_in_memory(Stream& in) {
         std::vector<point_type> pts;
         pts.reserve(static_cast<std::size_t>(n_));
-        box_type again = data::empty_box();
-        const std::uint64_t seen = each_point(in, "sorting", n_, [&](const point_type& p, std::uint64_t i) {
+        const auto seen = each_point(in, "sorting", n_, [&](const point_type& p, std::uint64_t i) {
             check_same(p, i);
             pts.push_back(p);
-            for (std::size_t a = 0; a < D; ++a)
-                again.lo[a] = std::min(again.lo[a], p[a]), again.hi[a] = std::max(again.hi[a], p[a]);
         });
-        if (seen != n_) changed(std::to_string(seen) + " points, not " + std::to_string(n_));
-        for (std::size_t a = 0; a < D; ++a)
-            if (n_ != 0 && (again.lo[a] != bounds_.lo[a] || again.hi[a] != bounds_.hi[a])) changed("other bounds");
+        check_same_all(seen);
         data d;
         orthtree_builder<T, D, Id>(d).build(point_source<T, D, point_type>{pts.data(), pts.size()}, o_.tree);
         std::vector<point_type>().swap(pts);
@@ -214,7 +222,7 @@ private:
             raw_vector<std::uint64_t>().swap(items_), raw_vector<std::uint64_t>().swap(scratch_);
             std::vector<point_type>().swap(pts_), std::vector<std::uint64_t>().swap(ids_);
             std::uint64_t done = 0;
-            return merge_runs(std::move(runs_), list_, record, b_.budget_, b_.temp_dir(), [&](std::size_t k) {
+            return merge_runs(std::move(runs_), list_, record, b_.merge_bytes_, b_.temp_dir(), [&](std::size_t k) {
                 done += k;
                 b_.tell("merging", done, list_.size());
             });
@@ -395,13 +403,19 @@ private:
 
     // A leaf over more points than a part holds (at max_depth, or all equal): streamed.
     done_child write_big_leaf(const build_pending& t, std::size_t parent) {
-        box_type b = data::empty_box();
+        // The box in two lanes, even and odd positions, combined as tight_bounds combines
+        // them: where -0 and +0 are both extreme, the same zero as the in-memory build's.
+        box_type lane[2] = {data::empty_box(), data::empty_box()};
         std::uint32_t key = 0;
         each_record(t.b, t.e, [&](std::uint64_t item, const point_type& p, std::size_t i) {
             if (i == t.b && tree_.nearest_index) key = key_of(p);
-            for (std::size_t a = 0; a < D; ++a) b.lo[a] = std::min(b.lo[a], p[a]), b.hi[a] = std::max(b.hi[a], p[a]);
+            box_type& l = lane[(i - t.b) & 1];
+            for (std::size_t a = 0; a < D; ++a) l.lo[a] = std::min(l.lo[a], p[a]), l.hi[a] = std::max(l.hi[a], p[a]);
             put_point(p, item & low_);
         });
+        box_type b;
+        for (std::size_t a = 0; a < D; ++a)
+            b.lo[a] = std::min(lane[0].lo[a], lane[1].lo[a]), b.hi[a] = std::max(lane[0].hi[a], lane[1].hi[a]);
         node nd{};
         set_box(nd, b);
         nd.begin = static_cast<Id>(t.b);
@@ -465,7 +479,6 @@ private:
     }
 
     void write_tree() {
-        s_ = std::make_unique<sections>(*this);
         write_nodes();
         node end{};
         end.begin = static_cast<Id>(n_);
@@ -539,9 +552,9 @@ private:
 
     const build_file_options& o_;
     build_options tree_;
-    std::size_t budget_, io_, part_bytes_, part_points_, run_points_, read_points_;
+    std::size_t budget_, io_, part_bytes_, part_points_, run_points_, read_points_, merge_bytes_;
     std::string path_;
-    std::uint64_t n_ = 0;
+    std::uint64_t n_ = 0, sum_ = 0;
     box_type bounds_;
     key_layout layout_{1, 0};
     std::uint64_t low_ = 0;
