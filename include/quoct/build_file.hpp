@@ -51,8 +51,9 @@ struct build_file_options {
     /// process also holds its code, the source's buffers and what the system counts of the
     /// files it maps: measured figures are in docs/build-file.md.
     std::size_t memory_limit = std::size_t{1} << 30;
-    /// Where temporary files go; empty: the directory of the target. They are removed at
-    /// once (unlinked while open), so nothing is left whatever happens.
+    /// Where temporary files go; empty: the directory of the target. They are unlinked as
+    /// soon as they are made, so they go with the process whatever happens (the target's
+    /// new file, TARGET.tmp-..., is removed on an error, but not if the process is killed).
     std::string temp_dir;
     /// Told, now and then, how far the build has come (from the calling thread).
     std::function<void(const build_progress&)> progress;
