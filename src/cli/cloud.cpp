@@ -217,7 +217,7 @@ cloud_commands add_cloud_commands(CLI::App& app, CLI::App& index, cloud_args& a)
                                            "larger clouds are sorted on disk")
         ->capture_default_str();
     index.add_option("--temp-dir", a.temp_dir, "with a LAS FILE: where temporary files go (default: beside -o); "
-                                                "they need about twice the points' size");
+                                                "about 64 bytes a point at the peak");
     cloud_commands cmd{};
     cmd.radius = app.add_subcommand("radius", "x, y, z points within --r of (--x, --y, --z), boundary included, by id: "
                                               "from a LAS, PLY or XYZ file or an index file of one (quoct index)");

@@ -39,7 +39,7 @@ cloud_commands add_cloud_commands(CLI::App& app, CLI::App& index, cloud_args& a)
 
 /// quoct index FILE -o OUT where FILE is a LAS file: the octree index file built within
 /// --memory (uint32 ids up to 2^31 - 1 points, uint64 beyond), with progress on a terminal.
-/// Without -o nothing is written: the header is read and the build described.
+/// Without -o it is an error (std::invalid_argument) saying so.
 int run_cloud_index(const std::string& file, const std::string& output, const cloud_args& a);
 
 /// Runs radius, knn, box3d or neighbours; -1 when `used` is none of them. Prints CSV: id,

@@ -685,7 +685,7 @@ commands add_commands(CLI::App& app, common& c, query& q, number_args& a, join_a
                                             "which the other subcommands open in place of FILE, fast; given an index "
                                             "file, check it (every checksum) and say what it holds");
     cmd.index->add_option("-o,--output", q.output, "the index file to write (replaced only when complete); without it "
-                                                   "nothing is written");
+                                                   "nothing is written (a LAS FILE needs it)");
     add_input(*cmd.index, c);
     cmd.index->footer(index_footer);
     cmd.info = app.add_subcommand("info", "what FILE holds, from its header (checked against the file; the points are "
