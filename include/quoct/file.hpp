@@ -52,6 +52,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "detail/posix_io.hpp"
 #endif
 
 namespace quoct {
@@ -789,29 +791,11 @@ public:
     }
     /// Writes n bytes at `offset`.
     void write(const void* p, std::size_t n, std::uint64_t offset) {
-        const auto* b = static_cast<const unsigned char*>(p);
-        while (n != 0) {
-            const ssize_t k = ::pwrite(fd_, b, n, static_cast<off_t>(offset));
-            if (k < 0 && errno == EINTR) continue;
-            if (k <= 0) {
-                if (k == 0) errno = ENOSPC;
-                fail("cannot write");
-            }
-            b += k, n -= static_cast<std::size_t>(k), offset += static_cast<std::uint64_t>(k);
-        }
+        if (!pwrite_all(fd_, p, n, offset)) fail("cannot write");
     }
     /// Reads n bytes at `offset` back (all of them, or fails).
     void read(void* p, std::size_t n, std::uint64_t offset) {
-        auto* b = static_cast<unsigned char*>(p);
-        while (n != 0) {
-            const ssize_t k = ::pread(fd_, b, n, static_cast<off_t>(offset));
-            if (k < 0 && errno == EINTR) continue;
-            if (k <= 0) {
-                if (k == 0) errno = EIO;
-                fail("cannot read back");
-            }
-            b += k, n -= static_cast<std::size_t>(k), offset += static_cast<std::uint64_t>(k);
-        }
+        if (!pread_all(fd_, p, n, offset)) fail("cannot read back");
     }
     /// Sets the new file's size (bytes never written read as zeros).
     void resize(std::uint64_t size) {

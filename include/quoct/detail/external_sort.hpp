@@ -25,6 +25,8 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "posix_io.hpp"
+
 namespace quoct {
 namespace detail {
 
@@ -57,28 +59,10 @@ public:
     }
 
     void write(const void* p, std::size_t n, std::uint64_t at) {
-        const auto* b = static_cast<const unsigned char*>(p);
-        while (n != 0) {
-            const ssize_t k = ::pwrite(fd_, b, n, static_cast<off_t>(at));
-            if (k < 0 && errno == EINTR) continue;
-            if (k <= 0) {
-                if (k == 0) errno = ENOSPC;
-                fail("cannot write a temporary file");
-            }
-            b += k, n -= static_cast<std::size_t>(k), at += static_cast<std::uint64_t>(k);
-        }
+        if (!pwrite_all(fd_, p, n, at)) fail("cannot write a temporary file");
     }
     void read(void* p, std::size_t n, std::uint64_t at) const {
-        auto* b = static_cast<unsigned char*>(p);
-        while (n != 0) {
-            const ssize_t k = ::pread(fd_, b, n, static_cast<off_t>(at));
-            if (k < 0 && errno == EINTR) continue;
-            if (k <= 0) {
-                if (k == 0) errno = EIO;
-                fail("cannot read a temporary file");
-            }
-            b += k, n -= static_cast<std::size_t>(k), at += static_cast<std::uint64_t>(k);
-        }
+        if (!pread_all(fd_, p, n, at)) fail("cannot read a temporary file");
     }
     /// Frees the file's disk space (its contents are no longer needed).
     void release() noexcept {

@@ -514,11 +514,10 @@ private:
         };
         copy(s_->nodes, (count_ + 1) * sizeof(node), at[4]);
         if (keyed) copy(s_->keys, count_ * 4, at[5]), copy(s_->parents, count_ * sizeof(Id), at[6]);
-        const unsigned key_bits = layout_.axis_bits * static_cast<unsigned>(D);
-        const std::uint64_t meta[data::meta_count] = {n_, depth_, tree_.leaf_size, tree_.max_depth, keyed ? 1u : 0u,
-                                                      keyed ? layout_.axis_bits : 0u,
-                                                      keyed && key_bits > 32 ? key_bits - 32 : 0, count_};
-        out.write(meta, sizeof meta, at[0]);
+        const std::vector<std::uint64_t> meta =
+            data::meta_values(static_cast<std::size_t>(n_), depth_, tree_, keyed ? layout_.axis_bits : 0u,
+                              keyed ? key_shift_ : 0u, count_);
+        out.write(meta.data(), meta.size() * 8, at[0]);
         T b[2 * D];
         for (std::size_t a = 0; a < D; ++a) b[a] = bounds_.lo[a], b[D + a] = bounds_.hi[a];
         out.write(b, sizeof b, at[1]);

@@ -90,6 +90,11 @@ struct orthtree_data {
     /// Whether node n, at index `index`, has no children.
     static bool is_leaf(const node& n, std::size_t index) noexcept { return n.skip == index + 1; }
 
+    /// The meta section's values (see the top of this header), in order.
+    static std::vector<std::uint64_t> meta_values(std::size_t size, std::size_t depth, const build_options& o,
+                                                  unsigned axis_bits, unsigned key_shift, std::size_t nodes) {
+        return {size, depth, o.leaf_size, o.max_depth, o.nearest_index ? 1u : 0u, axis_bits, key_shift, nodes};
+    }
     /// Node n as its file bytes, at `at` (sizeof(node) bytes): its members, any padding zero,
     /// so that equal trees give equal files.
     static void node_bytes(const node& n, unsigned char* at) noexcept {
@@ -104,9 +109,7 @@ struct orthtree_data {
     /// copied). Writer: add(name, p, n), add_copy(name, vector), add_bytes(name, bytes, size).
     template <class Writer>
     void write_sections(Writer& w, const std::string& prefix) const {
-        w.add_copy(prefix + "meta",
-                   std::vector<std::uint64_t>{size_, depth_, options_.leaf_size, options_.max_depth,
-                                              options_.nearest_index ? 1u : 0u, axis_bits_, key_shift_, nodes_in_tree()});
+        w.add_copy(prefix + "meta", meta_values(size_, depth_, options_, axis_bits_, key_shift_, nodes_in_tree()));
         std::vector<T> bounds(2 * D);
         for (std::size_t a = 0; a < D; ++a) bounds[a] = bounds_.lo[a], bounds[D + a] = bounds_.hi[a];
         w.add_copy(prefix + "bounds", bounds);
