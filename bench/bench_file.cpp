@@ -8,7 +8,10 @@
 //   load/nanoflann                     loadIndex from its file; the points must already be
 //                                      in memory (nanoflann saves only its tree), which is
 //                                      not timed: in its favour
-//   open/quoct                         quoct::open: map the file, check the structure
+//   open/quoct                         quoct::open: map the file, read its header and block
+//                                      checksums (queries check what they reach)
+//   open/quoct_structure               the same with open_options::check_structure: every
+//                                      node and id read and checked at open (queries unchecked)
 //   open_knn10_cold/quoct              the file's pages dropped from the page cache first
 //                                      (posix_fadvise DONTNEED), then open and one 10-nearest
 //                                      query: what a new process pays for its first answer
@@ -22,7 +25,9 @@
 //   knn10_x1000/memory, knn10_x1000/mapped_warm, knn10_x1000/mapped_cold
 //                                      1,000 10-nearest queries on the tree in memory, on
 //                                      the opened file in the page cache, and opened (its
-//                                      checks included) after its pages were dropped
+//                                      checks included) after its pages were dropped; the
+//                                      _structure rows opened with check_structure
+//   (open_knn10_*/quoct_structure: the same as open_knn10_* with check_structure)
 // Counters: points_per_s (builds), file_MB (bytes on disk), memory_MB (a built index's memory_bytes; nanoflann's
 // usedMemory plus the points it needs), rss_open_MB and rss_query_MB (resident memory the
 // process gained by open and by the first query; the page cache is not counted).
@@ -213,50 +218,54 @@ void register_size(std::size_t n) {
         const tree_type t = build_quoct(f);
         for (auto _ : st) knn_batch(t, f);
     }, 10);
-    reg("knn10_x1000/mapped_warm", [n, knn_batch](benchmark::State& st) {
-        fixture& f = data(n);
-        const tree_type t = quoct::open<tree_type>(saved(f));
-        knn_batch(t, f);  // the pages the queries read are in the cache
-        for (auto _ : st) knn_batch(t, f);
-    }, 10);
-    reg("knn10_x1000/mapped_cold", [n, knn_batch](benchmark::State& st) {
-        fixture& f = data(n);
-        for (auto _ : st) {
-            st.PauseTiming();
-            drop_cache(saved(f));  // (pages a live mapping holds are not dropped: open anew)
-            st.ResumeTiming();
-            const tree_type t = quoct::open<tree_type>(f.quoct_path);
-            knn_batch(t, f);
-        }
-    }, 10);
-    reg("open/quoct", [n](benchmark::State& st) {
-        fixture& f = data(n);
-        for (auto _ : st) {
-            tree_type t = quoct::open<tree_type>(saved(f));
-            benchmark::DoNotOptimize(t);
-        }
-    }, 20);
-    for (const bool cold : {true, false}) {
-        reg(cold ? "open_knn10_cold/quoct" : "open_knn10_warm/quoct", [n, cold](benchmark::State& st) {
+    for (const bool structure : {false, true}) {
+        const std::string tail = structure ? "_structure" : "";
+        const quoct::open_options how{false, structure};
+        reg("knn10_x1000/mapped_warm" + tail, [n, knn_batch, how](benchmark::State& st) {
             fixture& f = data(n);
-            double rss_open = 0, rss_query = 0;
-            std::size_t q = 0;
-            std::vector<quoct::neighbor<double, std::uint32_t>> out;
+            const tree_type t = quoct::open<tree_type>(saved(f), how);
+            knn_batch(t, f);  // the pages the queries read are in the cache
+            for (auto _ : st) knn_batch(t, f);
+        }, 10);
+        reg("knn10_x1000/mapped_cold" + tail, [n, knn_batch, how](benchmark::State& st) {
+            fixture& f = data(n);
             for (auto _ : st) {
                 st.PauseTiming();
-                if (cold) drop_cache(saved(f));
-                const double before = resident_mb();
+                drop_cache(saved(f));  // (pages a live mapping holds are not dropped: open anew)
                 st.ResumeTiming();
-                tree_type t = quoct::open<tree_type>(f.quoct_path);
-                const double opened = resident_mb();
-                t.nearest(f.queries[q++ % f.queries.size()], 10, out);
-                benchmark::DoNotOptimize(out);
-                rss_open = opened - before;
-                rss_query = resident_mb() - opened;
+                const tree_type t = quoct::open<tree_type>(f.quoct_path, how);
+                knn_batch(t, f);
             }
-            st.counters["rss_open_MB"] = rss_open;
-            st.counters["rss_query_MB"] = rss_query;
         }, 10);
+        reg("open/quoct" + tail, [n, how](benchmark::State& st) {
+            fixture& f = data(n);
+            for (auto _ : st) {
+                tree_type t = quoct::open<tree_type>(saved(f), how);
+                benchmark::DoNotOptimize(t);
+            }
+        }, 20);
+        for (const bool cold : {true, false}) {
+            reg((cold ? "open_knn10_cold/quoct" : "open_knn10_warm/quoct") + tail, [n, cold, how](benchmark::State& st) {
+                fixture& f = data(n);
+                double rss_open = 0, rss_query = 0;
+                std::size_t q = 0;
+                std::vector<quoct::neighbor<double, std::uint32_t>> out;
+                for (auto _ : st) {
+                    st.PauseTiming();
+                    if (cold) drop_cache(saved(f));
+                    const double before = resident_mb();
+                    st.ResumeTiming();
+                    tree_type t = quoct::open<tree_type>(f.quoct_path, how);
+                    const double opened = resident_mb();
+                    t.nearest(f.queries[q++ % f.queries.size()], 10, out);
+                    benchmark::DoNotOptimize(out);
+                    rss_open = opened - before;
+                    rss_query = resident_mb() - opened;
+                }
+                st.counters["rss_open_MB"] = rss_open;
+                st.counters["rss_query_MB"] = rss_query;
+            }, 10);
+        }
     }
 }
 

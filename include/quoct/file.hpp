@@ -1,13 +1,13 @@
 // quoct: indexes that outlive the process. Saves an index to one self-contained file (its
 // points, ids, nodes and nearest index: nothing else is needed to query it), loads it back
 // as an owning copy, or opens it memory-mapped, read-only, so that many processes share one
-// copy through the page cache and opening reads only the nodes and ids it checks, never the
-// points. Optional header: the
-// standard library, and POSIX for mmap (elsewhere open() reads the file as load() does).
+// copy through the page cache and opening reads the header and the block checksums only
+// (queries then check each 64 KiB block they read, once). Optional header: the standard
+// library, and POSIX for mmap (elsewhere open() reads the file as load() does).
 //
 //   quoct::save(tree, "cloud.quoct");                              // atomic
 //   auto t = quoct::load<quoct::octree<double>>("cloud.quoct");    // checksums verified
-//   auto m = quoct::open<quoct::octree<double>>("cloud.quoct");    // mapped; structure checked
+//   auto m = quoct::open<quoct::octree<double>>("cloud.quoct");    // mapped; checked as read
 //
 // Every index kind with a saved form: orthtree (quadtree, octree), geo::index and
 // periodic_index over an orthtree (save, load, open), dynamic_orthtree and periodic_index
@@ -18,7 +18,8 @@
 // file size, section count, the index type as text, a checksum of the header and the
 // table), a table of named sections (offset, bytes, element size, checksum), then the
 // sections, each at a multiple of 64 bytes, holding the index's arrays exactly as the
-// searches read them. Files are little-endian; a big-endian machine refuses them.
+// searches read them, and last the checksums of every section's 64 KiB blocks. Files are
+// little-endian; a big-endian machine refuses them.
 //
 // Errors: quoct::file_error (a std::runtime_error) naming the file and the cause.
 #ifndef QUOCT_FILE_HPP
@@ -40,6 +41,7 @@
 #include <utility>
 #include <vector>
 
+#include "detail/block_check.hpp"
 #include "detail/section.hpp"
 #include "dynamic.hpp"
 #include "geo/index.hpp"
@@ -74,17 +76,28 @@ private:
     std::string path_;
 };
 
-/// How open() checks a file before mapping it for queries.
+/// How open() and view_bytes() check a file before its index answers queries. By default
+/// they read the header, the section table and the table of block checksums (8 bytes for
+/// every 64 KiB of the file), whatever the file's size, and an orthtree's searches then
+/// check what they reach as they reach it: each node's links before they follow them, and
+/// each 64 KiB block of nodes, points and ids against its checksum the first time a query
+/// reads it (and the ids in it against the number of points). So no query reads outside
+/// the file or loops, and damaged bytes a query reads are reported (file_error, naming the
+/// section) rather than answered. Searches that check cost time: see docs/file-format.md.
 struct open_options {
-    /// Checksum every section, as load() does: reads the whole file once. Off by default:
-    /// open() then checks the header, the section table, every size, the tree structure
-    /// (node ranges, children and depth) and the ids, so that no query can read outside the
-    /// file, but reads no coordinate, and trusts the values to be the ones saved.
+    /// Checksum every section at once, as load() does (reads the whole file), and check the
+    /// whole structure: queries then run unchecked, at the speed of a tree in memory.
     bool verify = false;
+    /// Check the whole structure at once (every node and id, not the points: about a fifth
+    /// of the file), not the checksums: queries then run unchecked, and a damaged point is
+    /// answered as it reads. Files of format version 1 (no block checksums) are always
+    /// opened so.
+    bool check_structure = false;
 };
 
-/// The version of the file format this library writes, and the newest it reads.
-constexpr std::uint32_t file_format_version = 1;
+/// The version of the file format this library writes, and the newest it reads. Version 2
+/// added the block checksums (the `block_sums` section); version 1 files are still read.
+constexpr std::uint32_t file_format_version = 2;
 
 /// One section of an index file, as file_info lists them.
 struct file_section {
@@ -213,8 +226,48 @@ std::string id_name() {
     return "uint" + std::to_string(8 * sizeof(Id));
 }
 
+/// Bytes per checksummed block of a section (format version 2 on).
+constexpr std::size_t file_block = block_guard::block_bytes;
+constexpr const char* file_sums_name = "block_sums";
+
+/// The checksums of a run of bytes cut into blocks of file_block bytes (the last one
+/// shorter; none for no bytes), given in pieces of any size.
+class block_sums_stream {
+public:
+    void update(const unsigned char* p, std::size_t n) {
+        while (n != 0) {
+            const std::size_t take = std::min(n, file_block - held_);
+            block_.update(p, take);
+            held_ += take, p += take, n -= take;
+            if (held_ == file_block) end_block();
+        }
+    }
+    std::vector<std::uint64_t> finish() {
+        if (held_ != 0) end_block();
+        return std::move(sums_);
+    }
+
+private:
+    void end_block() {
+        sums_.push_back(block_.finish());
+        block_ = checksum64_stream();
+        held_ = 0;
+    }
+    checksum64_stream block_;
+    std::size_t held_ = 0;
+    std::vector<std::uint64_t> sums_;
+};
+
+/// A section's checksum in the table (format version 2 on): the checksum of its blocks'
+/// checksums, as little-endian words.
+inline std::uint64_t section_checksum(const std::uint64_t* sums, std::size_t blocks) noexcept {
+    return checksum64(reinterpret_cast<const unsigned char*>(sums), blocks * 8);
+}
+
 /// Gathers an index's sections and writes them as one file (to a path, atomically, or to
-/// memory). Sections are borrowed (the index outlives the writer) or copied in.
+/// memory). Sections are borrowed (the index outlives the writer) or copied in. The block
+/// checksums go last, in a section of their own (`block_sums`: the block size, then every
+/// other section's block checksums in table order).
 class file_writer {
 public:
     /// A section of n values at p, borrowed.
@@ -240,28 +293,38 @@ public:
     }
 
     /// A section of `bytes` bytes that the caller writes into the file itself, at the offset
-    /// offsets() gives, and whose checksum it sets (set_checksum) before header(); for a
-    /// section too large to hold in memory. Returns its number. emit() refuses a writer with one.
+    /// offsets() gives, and whose block checksums it sets (set_block_sums, from a
+    /// block_sums_stream) before header() and sums_section(); for a section too large to
+    /// hold in memory. Returns its number. emit() refuses a writer with one.
     std::size_t add_external(const std::string& name, std::uint64_t bytes, std::uint32_t element_bytes) {
         if (name.size() >= file_name) throw std::logic_error("quoct: section name too long: " + name);
-        entries_.push_back(entry{name, nullptr, static_cast<std::size_t>(bytes), element_bytes, 0, true});
+        entries_.push_back(entry{name, nullptr, static_cast<std::size_t>(bytes), element_bytes, {}, true});
         return entries_.size() - 1;
     }
-    void set_checksum(std::size_t section, std::uint64_t checksum) { entries_.at(section).checksum = checksum; }
-    /// Where each section starts in the file, in the order added, then the file's size.
+    void set_block_sums(std::size_t section, std::vector<std::uint64_t> sums) {
+        entry& e = entries_.at(section);
+        if (sums.size() != blocks_of(e.bytes)) throw std::logic_error("quoct: wrong number of block checksums");
+        e.sums = std::move(sums);
+    }
+    /// Where each section starts in the file, in the order added, then where the block
+    /// checksums start, then the file's size.
     std::vector<std::uint64_t> offsets() const {
         std::vector<std::uint64_t> at;
-        std::size_t end = file_header + file_entry * entries_.size();
+        std::size_t end = file_header + file_entry * (entries_.size() + 1);
         for (const entry& e : entries_) {
             end = align(end);
             at.push_back(end);
             end += e.bytes;
         }
+        end = align(end);
         at.push_back(end);
+        at.push_back(end + 8 * (1 + total_blocks()));
         return at;
     }
     /// The header and the section table, checksums filled in.
-    std::vector<unsigned char> header(const std::string& type) const { return head(type); }
+    std::vector<unsigned char> header(const std::string& type) const { return head(type, sums_table()); }
+    /// The block checksums' section, to write at the offset offsets() gives it.
+    std::vector<std::uint64_t> sums_section() const { return sums_table(); }
 
     /// The whole file in memory.
     std::vector<unsigned char> bytes(const std::string& type) const {
@@ -281,15 +344,18 @@ public:
         static const unsigned char zeros[file_align] = {};
         for (const entry& e : entries_)
             if (e.external) throw std::logic_error("quoct: emit() with an external section");
-        const std::vector<unsigned char> h = head(type);
+        const std::vector<std::uint64_t> sums = sums_table();
+        const std::vector<unsigned char> h = head(type, sums);
         std::size_t at = h.size();
         if (!sink(h.data(), h.size())) return false;
-        for (const entry& e : entries_) {
+        const auto piece = [&](const unsigned char* p, std::size_t n) {
             const std::size_t pad = align(at) - at;
-            if (!sink(zeros, pad) || !sink(e.p, e.bytes)) return false;
-            at += pad + e.bytes;
-        }
-        return true;
+            at += pad + n;
+            return sink(zeros, pad) && sink(p, n);
+        };
+        for (const entry& e : entries_)
+            if (!piece(e.p, e.bytes)) return false;
+        return piece(reinterpret_cast<const unsigned char*>(sums.data()), sums.size() * 8);
     }
 
     /// Writes the file to `path` atomically: into a new file in the same directory, flushed
@@ -297,40 +363,74 @@ public:
     /// whatever was at `path` whole. Throws file_error naming the cause.
     void write(const std::string& type, const std::string& path) const;
 
+    /// The number of blocks in a section of `bytes` bytes.
+    static std::size_t blocks_of(std::uint64_t bytes) noexcept {
+        return static_cast<std::size_t>((bytes + file_block - 1) / file_block);
+    }
+
 private:
     struct entry {
         std::string name;
         const unsigned char* p;
         std::size_t bytes;
         std::uint32_t element_bytes;
-        std::uint64_t checksum = 0;  // an external section's
+        std::vector<std::uint64_t> sums = {};  // an external section's block checksums
         bool external = false;
     };
     static std::size_t align(std::size_t n) noexcept { return (n + file_align - 1) / file_align * file_align; }
+    std::size_t total_blocks() const noexcept {
+        std::size_t n = 0;
+        for (const entry& e : entries_) n += blocks_of(e.bytes);
+        return n;
+    }
+    // The block_sums section: the block size, then each section's block checksums.
+    std::vector<std::uint64_t> sums_table() const {
+        std::vector<std::uint64_t> t;
+        t.reserve(1 + total_blocks());
+        t.push_back(file_block);
+        for (const entry& e : entries_) {
+            if (e.external) {
+                if (e.sums.size() != blocks_of(e.bytes)) throw std::logic_error("quoct: block checksums not set");
+                t.insert(t.end(), e.sums.begin(), e.sums.end());
+                continue;
+            }
+            for (std::size_t from = 0; from < e.bytes; from += file_block)
+                t.push_back(checksum64(e.p + from, std::min(file_block, e.bytes - from)));
+        }
+        return t;
+    }
 
-    // The header and the section table, checksums filled in.
-    std::vector<unsigned char> head(const std::string& type) const {
+    // The header and the section table, checksums filled in, for the block checksums `sums`.
+    std::vector<unsigned char> head(const std::string& type, const std::vector<std::uint64_t>& sums) const {
         if (type.size() >= file_type) throw std::logic_error("quoct: index type name too long: " + type);
-        const std::size_t table_end = file_header + file_entry * entries_.size();
+        const std::size_t count = entries_.size() + 1;
+        const std::size_t table_end = file_header + file_entry * count;
         std::vector<unsigned char> h(table_end, 0);
         std::memcpy(h.data(), file_magic, 8);
         store_u32(h.data() + 8, file_format_version);
         store_u32(h.data() + 12, file_byte_order);
-        store_u32(h.data() + 24, static_cast<std::uint32_t>(entries_.size()));
+        store_u32(h.data() + 24, static_cast<std::uint32_t>(count));
         std::memcpy(h.data() + 40, type.data(), type.size());
-        std::size_t at = table_end;
+        const std::vector<std::uint64_t> at = offsets();
+        std::size_t first = 1;  // this section's first block checksum in `sums`
+        const auto row_of = [&](std::size_t i, const std::string& name, std::uint64_t bytes, std::uint64_t checksum,
+                                std::uint32_t element_bytes) {
+            unsigned char* row = h.data() + file_header + file_entry * i;
+            std::memcpy(row, name.data(), name.size());
+            store_u64(row + 32, at[i]);
+            store_u64(row + 40, bytes);
+            store_u64(row + 48, checksum);
+            store_u32(row + 56, element_bytes);
+        };
         for (std::size_t i = 0; i < entries_.size(); ++i) {
             const entry& e = entries_[i];
-            unsigned char* row = h.data() + file_header + file_entry * i;
-            at = align(at);
-            std::memcpy(row, e.name.data(), e.name.size());
-            store_u64(row + 32, at);
-            store_u64(row + 40, e.bytes);
-            store_u64(row + 48, e.external ? e.checksum : checksum64(e.p, e.bytes));
-            store_u32(row + 56, e.element_bytes);
-            at += e.bytes;
+            const std::size_t blocks = blocks_of(e.bytes);
+            row_of(i, e.name, e.bytes, section_checksum(sums.data() + first, blocks), e.element_bytes);
+            first += blocks;
         }
-        store_u64(h.data() + 16, at);  // the file's size
+        row_of(entries_.size(), file_sums_name, sums.size() * 8,
+               checksum64(reinterpret_cast<const unsigned char*>(sums.data()), sums.size() * 8), 8);
+        store_u64(h.data() + 16, at.back());  // the file's size
         store_u64(h.data() + file_checksum_at, header_checksum(h.data(), h.size()));
         return h;
     }
@@ -354,11 +454,14 @@ private:
 class file_reader {
 public:
     /// `owning`: sections are handed out as owned copies (for an index that outlives the
-    /// bytes and changes, as a dynamic one), not views that keep the bytes alive.
+    /// bytes and changes, as a dynamic one), not views that keep the bytes alive. `lazy`:
+    /// the index's data may check its sections as its searches reach them (guard()), when
+    /// the file has block checksums and the reader does not verify.
     file_reader(std::string path, const unsigned char* data, std::size_t size, std::shared_ptr<const void> keep,
-                bool verify, bool owning = false)
+                bool verify, bool owning = false, bool lazy = false)
         : path_(std::move(path)), data_(data), size_(size), keep_(std::move(keep)), verify_(verify), owning_(owning) {
         check_head(data_, size_, path_, true);
+        version_ = load_u32(data_ + 8);
         const std::size_t count = load_u32(data_ + 24);
         for (std::size_t i = 0; i < count; ++i) {
             const unsigned char* row = data_ + file_header + file_entry * i;
@@ -373,6 +476,29 @@ public:
                 fail("damaged: section '" + e.name + "' lies outside the file");
             entries_.push_back(std::move(e));
         }
+        if (version_ >= 2) read_sums();
+        lazy_ = lazy && !verify_ && !owning_ && version_ >= 2;
+    }
+
+    /// True when the index may check its sections as queries reach them (see guard()).
+    bool lazy() const noexcept { return lazy_; }
+    /// The guard of section `name` (see detail/block_check.hpp): its blocks checked against
+    /// their checksums as searches reach them, and each block's values by `check` (which
+    /// returns a fault or an empty string). Only when lazy(). Holds what keeps the bytes.
+    std::shared_ptr<const block_guard> guard(const std::string& name, block_guard::value_check check = nullptr) const {
+        const entry& e = find(name);
+        struct held {
+            held(std::shared_ptr<const void> k, block_guard::value_check c, const std::string& n, const unsigned char* p,
+                 std::size_t bytes, const std::uint64_t* sums, const std::string& file)
+                : keep(std::move(k)),
+                  guard(n, p, bytes, sums, &checksum64,
+                        [file](const std::string& cause) { throw file_error(file, cause); }, std::move(c)) {}
+            std::shared_ptr<const void> keep;
+            block_guard guard;
+        };
+        auto h = std::make_shared<held>(keep_, std::move(check), name, data_ + e.offset, static_cast<std::size_t>(e.bytes),
+                                        e.sums, path_);
+        return std::shared_ptr<const block_guard>(h, &h->guard);
     }
 
     /// Checks a header (and, with `table`, that the table fits and its checksum matches),
@@ -432,8 +558,7 @@ public:
         if (e.bytes % sizeof(U) != 0 || (count != any && e.bytes / sizeof(U) != count))
             fail("damaged: section '" + name + "' has " + std::to_string(e.bytes) + " bytes, not " +
                  (count == any ? "a whole number of values" : std::to_string(count) + " values"));
-        if (verify_ && checksum64(data_ + e.offset, e.bytes) != e.checksum)
-            fail("damaged: checksum mismatch in section '" + name + "'");
+        if (verify_) verify(e);
         const auto* p = reinterpret_cast<const U*>(data_ + e.offset);
         return owning_ ? section<U>::copy_of(p, e.bytes / sizeof(U)) : section<U>::view(p, e.bytes / sizeof(U), keep_);
     }
@@ -454,7 +579,48 @@ private:
         std::string name;
         std::uint64_t offset, bytes, checksum;
         std::uint32_t element_bytes;
+        const std::uint64_t* sums = nullptr;  // its block checksums (version 2 on)
     };
+    // The block checksums (version 2 on): the last section, the block size then every other
+    // section's in table order, checked against its own checksum and, section by section,
+    // against the table's (which covers them: a section's checksum is that of its blocks').
+    // 8 bytes for every 64 KiB of the file are read.
+    void read_sums() {
+        if (entries_.empty() || entries_.back().name != file_sums_name) fail("damaged: no section 'block_sums'");
+        const entry& t = entries_.back();
+        std::uint64_t blocks = 0;
+        for (std::size_t i = 0; i + 1 < entries_.size(); ++i) blocks += file_writer::blocks_of(entries_[i].bytes);
+        if (t.element_bytes != 8 || t.bytes != 8 * (blocks + 1))
+            fail("damaged: section 'block_sums' has " + std::to_string(t.bytes) + " bytes, not " +
+                 std::to_string(8 * (blocks + 1)));
+        const auto* sums = reinterpret_cast<const std::uint64_t*>(data_ + t.offset);
+        if (checksum64(data_ + t.offset, static_cast<std::size_t>(t.bytes)) != t.checksum)
+            fail("damaged: checksum mismatch in section 'block_sums'");
+        if (sums[0] != file_block) fail("damaged: blocks of " + std::to_string(sums[0]) + " bytes");
+        std::size_t first = 1;
+        for (std::size_t i = 0; i + 1 < entries_.size(); ++i) {
+            entry& e = entries_[i];
+            const std::size_t n = file_writer::blocks_of(e.bytes);
+            e.sums = sums + first;
+            if (section_checksum(e.sums, n) != e.checksum)
+                fail("damaged: checksum mismatch in the block checksums of section '" + e.name + "'");
+            first += n;
+        }
+    }
+    // Checks every byte of a section against its checksums.
+    void verify(const entry& e) const {
+        const unsigned char* p = data_ + e.offset;
+        if (version_ < 2) {
+            if (checksum64(p, static_cast<std::size_t>(e.bytes)) != e.checksum)
+                fail("damaged: checksum mismatch in section '" + e.name + "'");
+            return;
+        }
+        for (std::uint64_t from = 0, b = 0; from < e.bytes; from += file_block, ++b) {
+            const std::uint64_t to = std::min<std::uint64_t>(from + file_block, e.bytes);
+            if (checksum64(p + from, static_cast<std::size_t>(to - from)) != e.sums[b])
+                fail("damaged: checksum mismatch in section '" + e.name + "'" + block_guard::which(from, to, e.bytes));
+        }
+    }
     const entry& find(const std::string& name) const {
         for (const entry& e : entries_)
             if (e.name == name) return e;
@@ -467,6 +633,8 @@ private:
     std::shared_ptr<const void> keep_;
     bool verify_;
     bool owning_;
+    bool lazy_ = false;
+    std::uint32_t version_ = 0;
     std::vector<entry> entries_;
 };
 
@@ -705,8 +873,8 @@ inline std::shared_ptr<file_buffer> read_file(const std::string& path) {
 
 template <class Index>
 Index read_index(const std::string& path, const unsigned char* data, std::size_t size, std::shared_ptr<const void> keep,
-                 bool verify) {
-    const file_reader r(path, data, size, std::move(keep), verify, !codec_mappable<file_codec<Index>>::value);
+                 bool verify, bool lazy = false) {
+    const file_reader r(path, data, size, std::move(keep), verify, !codec_mappable<file_codec<Index>>::value, lazy);
     const std::string want = file_codec<Index>::type_name();
     if (r.type() != want) r.fail("holds " + r.type() + ", asked for " + want);
     return file_codec<Index>::read(r, "");
@@ -908,28 +1076,29 @@ Index from_bytes(const void* data, std::size_t size) {
 /// An index over bytes in memory that hold an index file (what to_bytes() gives, a file
 /// mapped or read by other means, shared memory), without copying them: the bytes must stay
 /// alive and unchanged while the index or a copy of it lives, and `keep` (which may be null)
-/// is held as long. They must be 8-byte aligned. Checks as open() does (open_options::verify
-/// for the checksums) and throws as it, with "<bytes>" for the path.
+/// is held as long. They must be 8-byte aligned. Checks as open() does (see open_options)
+/// and throws as it, with "<bytes>" for the path.
 template <class Index>
 Index view_bytes(const void* data, std::size_t size, std::shared_ptr<const void> keep = nullptr,
                  open_options options = {}) {
     if (reinterpret_cast<std::uintptr_t>(data) % 8 != 0) throw file_error("<bytes>", "not 8-byte aligned");
     return detail::read_index<Index>("<bytes>", static_cast<const unsigned char*>(data), size, std::move(keep),
-                                     options.verify);
+                                     options.verify, !options.check_structure);
 }
 
-/// Opens an index file memory-mapped, read-only, reading the nodes and ids to check them but
-/// not the coordinates (pages are read
-/// when queries first touch them, and shared through the page cache by every process that
-/// opens the file). The index answers as the saved one did; copies share the mapping, which
-/// lives as long as any of them. For orthtree, geo::index and periodic_index over an
-/// orthtree. Checks the header, the section table, the sizes, the tree structure (every node)
-/// and the ids (a permutation), not the points, so that a damaged file cannot make a query
-/// read outside it;
-/// open_options::verify checks every checksum too. The file must not be modified while open
-/// (save() replaces it with a new file, which is safe). Where mmap is not available, reads
-/// the file as load() does. A dynamic_orthtree (or a periodic index over one), which changes
-/// after it is read, is loaded, as load() does. Throws as load().
+/// Opens an index file memory-mapped, read-only: pages are read when queries first touch
+/// them, and shared through the page cache by every process that opens the file. The index
+/// answers as the saved one did; copies share the mapping, which lives as long as any of
+/// them. For orthtree, geo::index and periodic_index over an orthtree. By default reads
+/// the header, the section table and the block checksums (8 bytes for every 64 KiB),
+/// whatever the file's size, and the searches check every node and block they reach as they
+/// reach it, so that a damaged file can neither make a query read outside it nor give an
+/// answer from damaged bytes: the query throws file_error (see open_options, which also
+/// offers checking everything at open, and docs/file-format.md). Version 1 files have no
+/// block checksums: their structure is checked at open. The file must not be modified while
+/// open (save() replaces it with a new file, which is safe). Where mmap is not available,
+/// reads the file as load() does. A dynamic_orthtree (or a periodic index over one), which
+/// changes after it is read, is loaded, as load() does. Throws as load().
 template <class Index>
 Index open(const std::string& path, open_options options = {}) {
     if constexpr (!detail::codec_mappable<detail::file_codec<Index>>::value) {
@@ -956,11 +1125,12 @@ Index open(const std::string& path, open_options options = {}) {
     ::close(fd);  // the mapping keeps the file
     if (p == MAP_FAILED) throw file_error(path, "cannot map: " + detail::errno_text(e));
     std::shared_ptr<const void> keep(p, [size](const void* q) { ::munmap(const_cast<void*>(q), size); });
-    Index index = detail::read_index<Index>(path, static_cast<const unsigned char*>(p), size, keep, options.verify);
-    // The checks touched the nodes and ids (and verify every page): let them go from this
-    // process's resident set. They stay in the page cache, and queries map back in, at the
+    const bool lazy = !options.verify && !options.check_structure;
+    Index index = detail::read_index<Index>(path, static_cast<const unsigned char*>(p), size, keep, options.verify, lazy);
+    // Checks that read the whole structure (or every page) touched it: let it go from this
+    // process's resident set. It stays in the page cache, and queries map back in, at the
     // cost of a minor fault, only the pages they read.
-    ::madvise(p, size, MADV_DONTNEED);
+    if (!lazy) ::madvise(p, size, MADV_DONTNEED);
     return index;
 #else
     (void)options;

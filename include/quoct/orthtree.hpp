@@ -232,15 +232,26 @@ public:
     node_info node_at(std::size_t i) const {
         if (i >= node_count())
             throw std::out_of_range("quoct: node " + std::to_string(i) + " is not a node of the tree");
+        if (lazy_) this->reach_node(i), this->reach_run(i, false, false);
         const node& n = nodes_[i];
         return node_info{n.begin, nodes_[n.skip].begin, n.skip, box_of(n), is_leaf(n, i)};
     }
     /// The ids of the points in storage order (size() of them; a node's points are a run
-    /// [begin, end) of it): valid while the tree lives, read-only.
-    const Id* stored_ids() const noexcept { return ids_.data(); }
+    /// [begin, end) of it): valid while the tree lives, read-only. On a tree opened from a
+    /// file without checking it whole (quoct/file.hpp), the first call checks every id
+    /// against its block's checksum and that they are a permutation of [0, size()) (throws
+    /// quoct::file_error if not): O(n) once.
+    const Id* stored_ids() const {
+        if (lazy_) this->reach_all_ids();
+        return ids_.data();
+    }
     /// The point at stored position i < size() (its id is stored_ids()[i]), as stored: with
-    /// stored_ids(), every point in storage order, with no map from ids (see point()).
-    point_type stored_point(std::size_t i) const noexcept { return point_at(i); }
+    /// stored_ids(), every point in storage order, with no map from ids (see point()). On a
+    /// tree opened from a file without checking it whole, checks the point's block first.
+    point_type stored_point(std::size_t i) const {
+        if (lazy_) this->reach_points(i, i + 1, false);
+        return point_at(i);
+    }
 
     /// The point with this id, as stored (converted to T). The first call builds a map from
     /// ids to stored positions, sizeof(Id) bytes per point, in O(n), once, safely when
@@ -249,7 +260,9 @@ public:
     point_type point(Id id) const {
         if (id >= size_ || !lookup_)  // (no lookup_: a moved-from tree)
             throw std::out_of_range("quoct: id " + std::to_string(id) + " is not a point of the tree");
-        return point_at(position_of(id));
+        const std::size_t at = position_of(id);
+        if (lazy_) this->reach_points(at, at + 1, false);
+        return point_at(at);
     }
 
     // (The ball, box and nearest queries come from point_queries, through the primitives
@@ -278,7 +291,8 @@ public:
     template <class Metric, class Set, class Sink>
     void search_nearest(const Metric& metric, const Set& set, Sink&& sink) const {
         const auto by_id = [&](Id position, T d) { sink(ids_[position], d); };
-        find_nearest<false>(metric, set, by_id);
+        if (lazy_) checked_call([&] { find_nearest<false, true>(metric, set, by_id); });
+        else find_nearest<false, false>(metric, set, by_id);
     }
 
     /// Advanced: queries with a shape of your own (a polygon, a periodic ball, ...). Shape
@@ -321,6 +335,7 @@ private:
     using data_type::depth_;
     using data_type::unchecked_;
     using data_type::options_;
+    using data_type::lazy_;
     using data_type::empty_box;
     using data_type::axis;
     using data_type::point_at;
@@ -354,11 +369,19 @@ private:
 
     // The one traversal every shape query runs on. whole(b, e) receives the runs of nodes
     // that lie entirely inside the shape, partial(b, e) the leaves that straddle its
-    // boundary; either returns false to stop. Returns false if stopped.
-    template <class Query, class Whole, class Partial>
+    // boundary; either returns false to stop. Returns false if stopped. WholeReads says
+    // what whole() reads of its points (partial() reads their coordinates and ids): on
+    // data read lazily from a file, that is checked before it is handed over.
+    enum reads : unsigned { reads_nothing = 0, reads_ids = 1, reads_all = 3 };
+    // Checked (data read lazily): every node it reaches is checked (reach_node) before its
+    // links are followed (it walks forwards, so it ends), and every run of points before it
+    // is handed over.
+    template <unsigned WholeReads, bool Checked, class Query, class Whole, class Partial>
     bool traverse(const Query& q, Whole&& whole, Partial&& partial) const {
+        constexpr bool checked = Checked;
         const std::size_t count = node_count();
         for (std::size_t i = 0; i < count;) {
+            if (checked) this->reach_node(i);
             const node& n = nodes_[i];
             const relation rel = q.classify(box_of(n));
             if (rel == relation::partial && !is_leaf(n, i)) {
@@ -367,11 +390,23 @@ private:
             }
             if (rel != relation::outside) {
                 const std::size_t b = n.begin, e = nodes_[n.skip].begin;
+                if (checked) this->reach_run(i, rel == relation::partial || WholeReads == reads_all, rel == relation::partial || WholeReads != reads_nothing);
                 if (!(rel == relation::inside ? whole(b, e) : partial(b, e))) return false;
             }
             i = n.skip;
         }
         return true;
+    }
+    // Each search comes in two forms, a template flag Checked apart: checked, on data read
+    // lazily from a file (every node and run of points checked as reached), and not. The
+    // public entries pick one (lazy_ set or not); the checked form is called through
+    // checked_call, kept out of line and compiled for size, and each form has its own
+    // lambdas, so that the form for trusted data compiles as it would alone. (The same
+    // checks behind a run-time flag in one form cost the trees in memory 1.5 to 3.6% more
+    // instructions under callgrind; the two forms sharing one set of lambdas, 2 to 14%.)
+    template <class F>
+    QUOCT_CHECKED_PATH void checked_call(const F& f) const {
+        f();
     }
 
     // The vector kernels of the neighbour lists (detail/pair_kernels.hpp) count the points
@@ -401,8 +436,13 @@ private:
 
     template <class Query>
     void collect(const Query& q, std::vector<Id>& out) const {
+        if (lazy_) checked_call([&] { collect_in<true>(q, out); });
+        else collect_in<false>(q, out);
+    }
+    template <bool Checked, class Query>
+    void collect_in(const Query& q, std::vector<Id>& out) const {
         out.clear();
-        traverse(
+        traverse<reads_ids, Checked>(
             q,
             [&](std::size_t b, std::size_t e) {
                 out.insert(out.end(), ids_.data() + b, ids_.data() + e);
@@ -428,9 +468,16 @@ private:
 
     template <class Query>
     std::size_t count_in(const Query& q) const {
+        if (!lazy_) return count_of<false>(q);
+        std::size_t total = 0;
+        checked_call([&] { total = count_of<true>(q); });
+        return total;
+    }
+    template <bool Checked, class Query>
+    std::size_t count_of(const Query& q) const {
         std::size_t total = 0;
         [[maybe_unused]] const detail::kernels::level level = detail::kernels::active_level();
-        traverse(
+        traverse<reads_nothing, Checked>(
             q,
             [&](std::size_t b, std::size_t e) {
                 total += e - b;
@@ -462,7 +509,14 @@ private:
 
     template <class Query, class F>
     bool visit_in(const Query& q, F& f) const {
-        return traverse(
+        if (!lazy_) return visit_of<false>(q, f);
+        bool done = false;
+        checked_call([&] { done = visit_of<true>(q, f); });
+        return done;
+    }
+    template <bool Checked, class Query, class F>
+    bool visit_of(const Query& q, F& f) const {
+        return traverse<reads_all, Checked>(
             q,
             [&](std::size_t b, std::size_t e) {
                 for (std::size_t i = b; i < e; ++i)
@@ -485,6 +539,11 @@ private:
         detail::check_point(p, "nearest query point");
         detail::check_k(k);
         detail::check_radius(radius, "nearest");
+        if (lazy_) checked_call([&] { capped_nearest_in<true>(p, k, radius, out); });
+        else capped_nearest_in<false>(p, k, radius, out);
+    }
+    template <bool Checked>
+    void capped_nearest_in(const point_type& p, std::size_t k, T radius, std::vector<neighbor_type>& out) const {
         // Points are offered by storage position; the set reads an id only for a tie and
         // for the answers.
         const Id* ids = ids_.data();
@@ -492,12 +551,12 @@ private:
             out, k, size_, radius,
             [&](const auto& set, auto&& sink) {
                 const detail::euclidean_nearest_metric<T, D> metric{p};
-                if (k == 1) find_nearest<true>(metric, set, sink);
-                else find_nearest<false>(metric, set, sink);
+                if (k == 1) find_nearest<true, Checked>(metric, set, sink);
+                else find_nearest<false, Checked>(metric, set, sink);
             },
             [&](Id position) { return point_at(position) == p; },
             [&](T upper, auto&& f) {
-                visit_in(detail::ball_query<T, D>(p, detail::radius_bound<T, D>::at_most(upper)), f);
+                visit_of<Checked>(detail::ball_query<T, D>(p, detail::radius_bound<T, D>::at_most(upper)), f);
             },
             [&](const point_type& q) { return detail::point_offsets<T, D>{q, p}; },
             [ids](Id position) { return ids[position]; });
@@ -513,20 +572,30 @@ private:
 
     // search_nearest, calling sink(position, distance) (a point's storage position);
     // Single: sink offers every point to a set that keeps one (k == 1).
-    template <bool Single, class Metric, class Set, class Sink>
+    template <bool Single, bool Checked, class Metric, class Set, class Sink>
     void find_nearest(const Metric& metric, const Set& set, Sink& sink) const;
-    template <bool Single, bool Shallow, class Metric, class Set, class Sink>
+    template <bool Single, bool Shallow, bool Checked, class Metric, class Set, class Sink>
     void find_nearest_in(const Metric& metric, const Set& set, Sink& sink) const;
     template <bool Single, class Metric, class Set, class Sink>
     void scan_leaf(const Metric& metric, const Set& set, Sink& sink, std::size_t b, std::size_t e) const;
     template <class Metric, class Set, class Sink>
     void scan_start_leaf(const Metric& metric, const Set& set, Sink& sink, std::size_t b, std::size_t e) const;
-    template <class Metric>
+    template <bool Checked, class Metric>
     std::size_t locate_leaf(const Metric& metric, std::size_t* up) const;
-    template <class Metric>
+    template <bool Checked, class Metric>
     std::size_t descend(const Metric& metric, std::size_t* up, std::size_t from = 0) const;
-    template <class Metric>
+    template <bool Checked, class Metric>
     std::size_t restart_within(const Metric& metric, std::size_t* up, std::size_t depth) const;
+    // On data read lazily: a child of a node reached, checked (reach_node) to lie within its
+    // parent's subtree, the parent to have no more than 2^D children, and a path to be no
+    // deeper than the recorded depth (the searches' arrays are sized by it).
+    QUOCT_CHECKED_PATH void reach_child(std::size_t child, std::size_t parent_end, std::size_t nth) const {
+        this->reach_node(child, parent_end);
+        if (nth > fanout) this->fail_node(child - 1, "has too many children");
+    }
+    QUOCT_CHECKED_PATH void check_depth(std::size_t depth, std::size_t at) const {
+        if (depth > depth_) this->fail_node(at, "lies deeper than the tree's recorded depth");
+    }
 
     // The id-to-position map point() builds on first use, shared by copies of the tree
     // (which hold the same ids); `built` lets memory_bytes() look without waiting.
@@ -537,6 +606,7 @@ private:
     };
     std::size_t position_of(Id id) const {
         id_lookup& l = *lookup_;
+        if (lazy_) this->reach_all_ids();
         std::call_once(l.once, [&] {
             std::vector<Id> pos(size_);
             // (An id out of range can only come from a damaged file opened unverified: skipped,
@@ -580,24 +650,39 @@ using octree = orthtree<T, 3, Id>;
 // several leaves (below the root grid's resolution), of which this is the last: then
 // restart_within makes sure of it, when the metric has in_box.
 template <class T, std::size_t D, class Id>
-template <class Metric>
+template <bool Checked, class Metric>
 std::size_t orthtree<T, D, Id>::locate_leaf(const Metric& metric, std::size_t* up) const {
+    constexpr bool checked = Checked;
     const point_type& p = metric.origin();
     const std::uint32_t key = static_cast<std::uint32_t>(grid_->key(p) >> key_shift_);
     const std::uint32_t* keys = node_keys_.data();
     std::size_t at = 0;
     for (std::size_t n = node_keys_.size(); n > 1;) {
         const std::size_t half = n / 2;
+        if (checked) this->reach_key(at + half);
         at = detail::select_index(keys[at + half] <= key, at + half, at);
         n -= half;
     }
+    if (checked) this->reach_key(at);
     const bool shared = keys[at] == key;
-    while (!is_leaf(nodes_[at], at)) ++at;
+    if (checked) this->reach_node(at);
+    while (!is_leaf(nodes_[at], at)) {
+        ++at;
+        if (checked) this->reach_node(at);
+    }
     std::size_t count = 0;
-    for (; at != 0; at = parents_[at]) up[count++] = at;
+    if (checked) {
+        // Up by the checked parents (each holds its child), no deeper than recorded.
+        for (; at != 0; at = this->reach_parent(at)) {
+            check_depth(count + 1, at);
+            up[count++] = at;
+        }
+    } else {
+        for (; at != 0; at = parents_[at]) up[count++] = at;
+    }
     up[count] = 0;
     if constexpr (detail::has_in_box<Metric, box_type>::value)
-        if (shared) return restart_within(metric, up, count);
+        if (shared) return restart_within<Checked>(metric, up, count);
     return count;
 }
 
@@ -606,31 +691,39 @@ std::size_t orthtree<T, D, Id>::locate_leaf(const Metric& metric, std::size_t* u
 // root, or from up[from] when up[0..from] is the path to it from the root. Writes the leaf
 // and its ancestors to `up` as locate_leaf does; returns the leaf's depth.
 template <class T, std::size_t D, class Id>
-template <class Metric>
+template <bool Checked, class Metric>
 std::size_t orthtree<T, D, Id>::descend(const Metric& metric, std::size_t* up, std::size_t from) const {
+    constexpr bool checked = Checked;
     std::size_t depth = from;
     if (from == 0) up[0] = 0;  // the path from the root, reversed at the end
     std::size_t at = up[from];
+    if (checked) this->reach_node(at);
     while (!is_leaf(nodes_[at], at)) {
         const std::size_t end = nodes_[at].skip;
         std::size_t choice = end;
         if constexpr (detail::has_in_box<Metric, box_type>::value) {
-            for (std::size_t ci = at + 1; ci < end; ci = nodes_[ci].skip)
+            std::size_t nth = 0;
+            for (std::size_t ci = at + 1; ci < end; ci = nodes_[ci].skip) {
+                if (checked) reach_child(ci, end, ++nth);
                 if (metric.in_box(box_of(nodes_[ci]))) {
                     choice = ci;
                     break;
                 }
+            }
         }
         if (choice == end) {
-            std::size_t ci = at + 1;
+            std::size_t ci = at + 1, nth = 1;
+            if (checked) reach_child(ci, end, nth);
             choice = ci;
             T best = metric.to_box(box_of(nodes_[ci]));
             while (best > T(0) && (ci = nodes_[ci].skip) < end) {
+                if (checked) reach_child(ci, end, ++nth);
                 const T d = metric.to_box(box_of(nodes_[ci]));
                 if (d < best) best = d, choice = ci;
             }
         }
         at = choice;
+        if (checked) check_depth(depth + 1, at);
         up[++depth] = at;
     }
     std::reverse(up, up + depth + 1);
@@ -643,14 +736,14 @@ std::size_t orthtree<T, D, Id>::descend(const Metric& metric, std::size_t* up, s
 // box, start again at the deepest ancestor whose box holds the query and go down from there.
 // `up` and the result as locate_leaf and descend.
 template <class T, std::size_t D, class Id>
-template <class Metric>
+template <bool Checked, class Metric>
 std::size_t orthtree<T, D, Id>::restart_within(const Metric& metric, std::size_t* up, std::size_t depth) const {
     if (depth == 0 || metric.in_box(box_of(nodes_[up[0]]))) return depth;
     std::size_t from = 1;
     while (from < depth && !metric.in_box(box_of(nodes_[up[from]]))) ++from;
     std::reverse(up + from, up + depth + 1);  // the path from the root to up[from] ...
     std::copy(up + from, up + depth + 1, up);  // ... at the front
-    return descend(metric, up, depth - from);
+    return descend<Checked>(metric, up, depth - from);
 }
 
 // In two passes. First to a leaf near the query, whose points fill the set and give the
@@ -666,19 +759,24 @@ std::size_t orthtree<T, D, Id>::restart_within(const Metric& metric, std::size_t
 // farther than the bound are pruned (an infinite box distance, possible only with infinite
 // coordinates, is never pruned while the set is not full).
 template <class T, std::size_t D, class Id>
-template <bool Single, class Metric, class Set, class Sink>
+template <bool Single, bool Checked, class Metric, class Set, class Sink>
 void orthtree<T, D, Id>::find_nearest(const Metric& metric, const Set& set, Sink& sink) const {
     if (nodes_.empty()) return;
     if (metric.to_box(box_of(nodes_[0])) > set.bound()) return;
-    if (shallow()) find_nearest_in<Single, true>(metric, set, sink);
-    else find_nearest_in<Single, false>(metric, set, sink);
+    // (Data read lazily: its depth is not trusted, so room is tested.)
+    if (Checked || !shallow()) find_nearest_in<Single, false, Checked>(metric, set, sink);
+    else find_nearest_in<Single, true, false>(metric, set, sink);
 }
 
 // find_nearest in a tree that is shallow() or not. The two are apart so that the shallow
 // one's path and stack are at fixed places in its frame and it never tests for room.
+// On data read lazily from a file, every node is checked as it is reached, children
+// within their parent (so no node is reached twice under one path node), at most 2^D of
+// them, the path no deeper than recorded, every leaf's points before they are read.
 template <class T, std::size_t D, class Id>
-template <bool Single, bool Shallow, class Metric, class Set, class Sink>
+template <bool Single, bool Shallow, bool Checked, class Metric, class Set, class Sink>
 void orthtree<T, D, Id>::find_nearest_in(const Metric& metric, const Set& set, Sink& sink) const {
+    constexpr bool checked = Checked;
     std::size_t up_here[inline_depth + 1];
     std::unique_ptr<std::size_t[]> up_heap;
     if (!Shallow && depth_ > inline_depth) up_heap.reset(new std::size_t[depth_ + 1]);
@@ -686,11 +784,12 @@ void orthtree<T, D, Id>::find_nearest_in(const Metric& metric, const Set& set, S
     // up[0] is the leaf searched first, up[i + 1] the parent of up[i], up[depth] the root.
     std::size_t depth = 0;
     if constexpr (detail::has_origin<Metric, point_type>::value) {
-        depth = grid_ ? locate_leaf(metric, up) : descend(metric, up);
+        depth = grid_ ? locate_leaf<Checked>(metric, up) : descend<Checked>(metric, up);
     } else {
-        depth = descend(metric, up);
+        depth = descend<Checked>(metric, up);
     }
     const std::size_t leaf = up[0];
+    if (checked) this->reach_run(leaf, true, true);
     if constexpr (Single) scan_leaf<true>(metric, set, sink, nodes_[leaf].begin, nodes_[nodes_[leaf].skip].begin);
     else scan_start_leaf(metric, set, sink, nodes_[leaf].begin, nodes_[nodes_[leaf].skip].begin);
 
@@ -712,7 +811,9 @@ void orthtree<T, D, Id>::find_nearest_in(const Metric& metric, const Set& set, S
         std::size_t nearest_child = base;
         T nearest_distance = T(0);
         const T bound = set.bound();
+        [[maybe_unused]] std::size_t nth = 0;
         for (std::size_t ci = parent + 1; ci < nodes_[parent].skip; ci = nodes_[ci].skip) {
+            if (checked) reach_child(ci, nodes_[parent].skip, ++nth);
             if (ci == skip) continue;
             const T d = metric.to_box(box_of(nodes_[ci]));
             if (d > bound) continue;
@@ -738,8 +839,12 @@ void orthtree<T, D, Id>::find_nearest_in(const Metric& metric, const Set& set, S
             const deferred e = stack[--top];
             if (e.distance > set.bound()) continue;
             const node& n = nodes_[e.index];
-            if (is_leaf(n, e.index)) scan_leaf<Single>(metric, set, sink, n.begin, nodes_[n.skip].begin);
-            else push_children(e.index, 0);
+            if (is_leaf(n, e.index)) {
+                if (checked) this->reach_run(e.index, true, true);
+                scan_leaf<Single>(metric, set, sink, n.begin, nodes_[n.skip].begin);
+            } else {
+                push_children(e.index, 0);
+            }
         }
     }
 }

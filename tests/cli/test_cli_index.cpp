@@ -227,7 +227,7 @@ TEST_CASE("cli index: quoct index of an index file says what it holds, checksums
     const auto made = quoct_test::run_cli("index --on-bad-row skip " + quoted(source) + " -o " + quoted(index));
     REQUIRE(made.status == 0);
     const std::string bytes = std::to_string(std::filesystem::file_size(index));
-    const std::string expected = "type: io::location_index<uint32>\nformat version: 1\nbytes: " + bytes +
+    const std::string expected = "type: io::location_index<uint32>\nformat version: 2\nbytes: " + bytes +
                                  "\nsource: " + source +
                                  "\nrows: 5\ncolumns: 6 (pop, name, capital, lon, meta, note)\nfeature ids: yes\n"
                                  "altitudes: yes\nbad rows skipped: 1\nbounds: lon [-179.9, 179.9], lat [-16.6, 48.9]\n";

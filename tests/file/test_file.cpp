@@ -5,6 +5,7 @@
 #include <quoct/dynamic.hpp>
 #include <quoct/file.hpp>
 #include <quoct/geo/index.hpp>
+#include <quoct/pairs.hpp>
 #include <quoct/periodic.hpp>
 
 #include <catch2/catch.hpp>
@@ -135,15 +136,25 @@ std::vector<std::pair<std::string, points<T, D>>> data_sets() {
             {"empty", {}}};
 }
 
-// Puts every checksum right again after a change, as a forger could: the structure checks,
-// not the checksums, must then refuse the file.
+// Puts every checksum right again after a change, as a forger could: the block checksums,
+// the sections' (each the checksum of its blocks'), the block checksums' own and the
+// header's. The structure checks, not the checksums, must then refuse the file.
 void mend(std::vector<unsigned char>& bytes) {
     namespace d = quoct::detail;
     const std::size_t count = d::load_u32(bytes.data() + 24);
-    for (std::size_t i = 0; i < count; ++i) {
-        unsigned char* row = bytes.data() + d::file_header + d::file_entry * i;
-        d::store_u64(row + 48, d::checksum64(bytes.data() + d::load_u64(row + 32), d::load_u64(row + 40)));
+    const auto row = [&](std::size_t i) { return bytes.data() + d::file_header + d::file_entry * i; };
+    std::vector<std::uint64_t> sums{d::file_block};
+    for (std::size_t i = 0; i + 1 < count; ++i) {
+        const unsigned char* p = bytes.data() + d::load_u64(row(i) + 32);
+        const std::size_t n = d::load_u64(row(i) + 40), first = sums.size();
+        for (std::size_t from = 0; from < n; from += d::file_block)
+            sums.push_back(d::checksum64(p + from, std::min(d::file_block, n - from)));
+        d::store_u64(row(i) + 48, d::section_checksum(sums.data() + first, sums.size() - first));
     }
+    unsigned char* table = bytes.data() + d::load_u64(row(count - 1) + 32);
+    REQUIRE(d::load_u64(row(count - 1) + 40) == sums.size() * 8);
+    std::memcpy(table, sums.data(), sums.size() * 8);
+    d::store_u64(row(count - 1) + 48, d::checksum64(table, sums.size() * 8));
     const std::size_t table_end = d::file_header + d::file_entry * count;
     d::store_u64(bytes.data() + d::file_checksum_at, d::file_writer::header_checksum(bytes.data(), table_end));
 }
@@ -231,13 +242,14 @@ TEMPLATE_LIST_TEST_CASE("file: save, load and open give the saved tree's answers
             const tree loaded = quoct::load<tree>(path);
             const tree mapped = quoct::open<tree>(path);
             const tree verified = quoct::open<tree>(path, quoct::open_options{true});
+            const tree structured = quoct::open<tree>(path, quoct::open_options{false, true});
             const auto bytes = quoct::to_bytes(t);
             CHECK(bytes == read_bytes(path));
             const tree from = quoct::from_bytes<tree>(bytes.data(), bytes.size());
             const double radius = pts.empty() ? 10 : extent(pts) / 12 + 1e-30;
             const points<T, D> probes = probes_for(pts, 7);
             const auto expected = answers(t, probes, radius);
-            for (const tree* other : {&loaded, &mapped, &verified, &from}) {
+            for (const tree* other : {&loaded, &mapped, &verified, &structured, &from}) {
                 CHECK(other->size() == t.size());
                 CHECK(other->depth() == t.depth());
                 CHECK(other->node_count() == t.node_count());
@@ -276,7 +288,8 @@ TEST_CASE("file: options() and read_file_info say what an index was built with a
         CHECK(sec.offset % 64 == 0);
         CHECK(sec.offset + sec.bytes <= info.bytes);
     }
-    CHECK(names == std::vector<std::string>{"meta", "bounds", "coords", "ids", "nodes", "node_keys", "parents"});
+    CHECK(names ==
+          std::vector<std::string>{"meta", "bounds", "coords", "ids", "nodes", "node_keys", "parents", "block_sums"});
     quoct::dynamic_options d;
     d.tail_limit = 33;
     d.rebuild_fraction = 0.25;
@@ -436,10 +449,10 @@ TEST_CASE("file: errors name the file and the cause", "[file]") {
     }
     SECTION("a newer format version") {
         auto bytes = good;
-        bytes[8] = 2;
+        bytes[8] = 3;
         write_bytes(path, bytes);
-        CHECK_THROWS_WITH(quoct::load<tree>(path), Contains("format version 2 is newer than this library reads (1)"));
-        CHECK_THROWS_WITH(quoct::open<tree>(path), Contains("format version 2"));
+        CHECK_THROWS_WITH(quoct::load<tree>(path), Contains("format version 3 is newer than this library reads (2)"));
+        CHECK_THROWS_WITH(quoct::open<tree>(path), Contains("format version 3"));
     }
     SECTION("truncated anywhere") {
         for (std::size_t n = 0; n < good.size(); n += 1 + n / 16) {
@@ -499,13 +512,134 @@ TEST_CASE("file: every byte changed in turn", "[file]") {
             ++refused;
         }
         write_bytes(dir / "t.quoct", bytes);
-        try {
+        try {  // opened lazily: the blocks a query reads are checked, so never a changed answer
             const tree mapped = quoct::open<tree>(dir / "t.quoct");
+            const auto got = answers(mapped, probes, extent(pts) / 10);
+            CHECK(got == expected);
+        } catch (const quoct::file_error&) {
+        }
+        try {  // the structure checked at open, not the points: no read outside, any answer
+            const tree mapped = quoct::open<tree>(dir / "t.quoct", quoct::open_options{false, true});
             (void)answers(mapped, probes, extent(pts) / 10);
         } catch (const quoct::file_error&) {
         }
     }
     CHECK(refused > good.size() * 9 / 10);
+}
+
+TEST_CASE("file: open reads the header and the block checksums; queries check the blocks they reach", "[file]") {
+    scratch_dir dir;
+    using tree = quoct::octree<double>;
+    // 30,000 points on a 31^3 integer grid and beyond: several 64 KiB blocks a section.
+    std::vector<quoct::point<double, 3>> pts;
+    for (std::uint32_t i = 0; i < 30000; ++i)
+        pts.push_back({{double(i % 31), double(i / 31 % 31), double(i / 961)}});
+    const tree t(pts);
+    const std::string path = dir / "t.quoct";
+    quoct::save(t, path);
+    const auto good = read_bytes(path);
+    const auto info = quoct::read_file_info(path);
+    const auto section_of = [&](const std::string& name) {
+        for (const auto& sec : info.sections)
+            if (sec.name == name) return sec;
+        throw std::logic_error("no section " + name);
+    };
+    REQUIRE(section_of("coords").bytes > 4 * quoct::detail::file_block);
+    REQUIRE(section_of("ids").bytes > quoct::detail::file_block);
+
+    SECTION("damage in the sections is not read by open, and is found by the query that reads it") {
+        // The last point's z, in the last block of the coordinates (z of the last 8,080
+        // points stored: the far corner's).
+        auto bytes = good;
+        const auto coords = section_of("coords");
+        const std::size_t n = t.size();
+        bytes[coords.offset + (2 * n + n - 1) * 8] ^= 0x10;
+        write_bytes(path, bytes);
+        const tree lazy = quoct::open<tree>(path);  // reads none of it
+        CHECK_THROWS_WITH(quoct::open<tree>(path, quoct::open_options{true}), Contains("checksum mismatch in section"));
+        // A query near the first stored point reads none of the damaged blocks.
+        const quoct::point<double, 3> first = t.stored_point(0);
+        const quoct::ball<double, 3> near{first, 2.0};
+        CHECK(sorted(lazy.query(near)) == brute_ball(pts, near));
+        std::vector<quoct::neighbor<double, std::uint32_t>> a, b;
+        lazy.nearest(first, 5, a);
+        t.nearest(first, 5, b);
+        REQUIRE(a.size() == b.size());
+        for (std::size_t k = 0; k < a.size(); ++k) CHECK((a[k].id == b[k].id && a[k].distance_sq == b[k].distance_sq));
+        // One that reads the damaged point meets the damage; one that takes it whole by its
+        // node, reading its id alone, does not need it.
+        const quoct::point<double, 3> far = t.stored_point(n - 1);
+        CHECK_THROWS_WITH(lazy.query(quoct::ball<double, 3>{far, 1.5}),
+                          Contains(path) && Contains("damaged: checksum mismatch in section 'coords'"));
+        CHECK_THROWS_AS(lazy.nearest(far, 3, a), quoct::file_error);
+        const quoct::ball<double, 3> all{{{15, 15, 15}}, 100.0};
+        CHECK(lazy.count(all) == t.size());
+        CHECK_THROWS_AS(lazy.query_with_distances(all), quoct::file_error);
+        // Opened with the structure checked at once, not the points: answered as read.
+        const tree structured = quoct::open<tree>(path, quoct::open_options{false, true});
+        CHECK(structured.count(all) == t.size());
+    }
+    SECTION("forged links, checksums mended: every query answers or throws, never reads outside") {
+        rng r(17);
+        const std::vector<std::string> names = {"nodes", "parents", "node_keys", "ids"};
+        std::size_t thrown = 0, tried = 0;
+        for (int round = 0; round < 120; ++round) {
+            auto bytes = good;
+            const auto sec = section_of(names[static_cast<std::size_t>(round) % names.size()]);
+            for (int k = 0; k < 3; ++k) bytes[sec.offset + r.below(sec.bytes)] ^= static_cast<unsigned char>(1 + r.below(255));
+            mend(bytes);
+            write_bytes(path, bytes);
+            const tree lazy = quoct::open<tree>(path);
+            for (int q = 0; q < 6; ++q) {
+                const quoct::point<double, 3> c = pts[r.below(pts.size())];
+                std::vector<quoct::neighbor<double, std::uint32_t>> nn;
+                ++tried;
+                try {
+                    (void)lazy.query(quoct::ball<double, 3>{c, 3.0});
+                    (void)lazy.count(quoct::ball<double, 3>{c, 6.0});
+                    (void)lazy.query(quoct::box<double, 3>{{{c[0] - 2, c[1] - 2, c[2] - 2}}, {{c[0] + 2, c[1] + 2, c[2] + 2}}});
+                    lazy.nearest(c, 1, nn);
+                    lazy.nearest(c, 7, nn);
+                    for (const auto& x : nn) CHECK(x.id < t.size());
+                } catch (const quoct::file_error& e) {
+                    ++thrown;
+                    CHECK_THAT(e.what(), Contains("damaged"));
+                }
+            }
+        }
+        CHECK(thrown > 0);
+        CHECK(thrown < tried);
+    }
+    SECTION("a forged skip and a forged id are named when reached") {
+        using node = quoct::detail::orthtree_node<double, 3, std::uint32_t>;
+        auto bytes = good;
+        auto* nodes = reinterpret_cast<node*>(bytes.data() + section_of("nodes").offset);
+        nodes[1].skip = static_cast<std::uint32_t>(t.node_count() + 5);
+        mend(bytes);
+        write_bytes(path, bytes);
+        const tree lazy = quoct::open<tree>(path);
+        CHECK_THROWS_WITH(lazy.count(quoct::ball<double, 3>{{{0, 0, 0}}, 1.0}), Contains("node 1 skips out of the tree"));
+        bytes = good;
+        auto* ids = reinterpret_cast<std::uint32_t*>(bytes.data() + section_of("ids").offset);
+        ids[0] = static_cast<std::uint32_t>(t.size());
+        mend(bytes);
+        write_bytes(path, bytes);
+        const tree forged = quoct::open<tree>(path);
+        CHECK_THROWS_WITH(forged.query(quoct::ball<double, 3>{t.stored_point(0), 1.0}),
+                          Contains("the id of point 0 is not below 30000"));
+        CHECK_THROWS_AS(forged.stored_ids(), quoct::file_error);
+        // Two points with one id, each block right: found where every id must come once.
+        bytes = good;
+        ids = reinterpret_cast<std::uint32_t*>(bytes.data() + section_of("ids").offset);
+        ids[1] = ids[0];
+        mend(bytes);
+        write_bytes(path, bytes);
+        const tree twice = quoct::open<tree>(path);
+        CHECK_THROWS_WITH(twice.stored_ids(), Contains("not a permutation"));
+        CHECK_THROWS_WITH(twice.point(5), Contains("not a permutation"));
+        CHECK_THROWS_WITH(quoct::neighbor_lists(twice, 1.0), Contains("not a permutation"));
+        CHECK_THROWS_WITH(quoct::pairs_within(twice, 1.0), Contains("not a permutation"));
+    }
 }
 
 TEST_CASE("file: the geographic index", "[file][geo]") {

@@ -5,6 +5,8 @@
 // checksum and file size are put right again, as a forger could, and the file is read
 // unverified (no checksums: the header, size and structure checks alone stand between the
 // bytes and the searches), then queried (the pair engine too), and a dynamic index changed.
+// A tree is also read lazily, as open() reads it by default, with its block checksums
+// mended too: then the searches' own checks of what they reach are all there is.
 // A file_error is the right answer to damage; any crash, sanitizer report or hang is a finding.
 #include <cstdint>
 #include <stdexcept>
@@ -21,8 +23,33 @@ namespace {
 
 using namespace quoct_fuzz;
 
-// Xors bytes, cuts or lengthens the file, then mends the header's size and checksum.
-void damage(input& in, std::vector<unsigned char>& bytes) {
+// Puts the block checksums right for the bytes as they are, where the table allows it, as a
+// forger could (the sections' checksums in the table, the block checksums' own).
+void mend_blocks(std::vector<unsigned char>& bytes) {
+    namespace d = quoct::detail;
+    if (bytes.size() < d::file_header) return;
+    const std::size_t count = d::load_u32(bytes.data() + 24);
+    if (count == 0 || count > (bytes.size() - d::file_header) / d::file_entry) return;
+    const auto row = [&](std::size_t i) { return bytes.data() + d::file_header + d::file_entry * i; };
+    const auto fits = [&](std::uint64_t at, std::uint64_t n) { return at <= bytes.size() && n <= bytes.size() - at; };
+    std::vector<std::uint64_t> sums{d::file_block};
+    for (std::size_t i = 0; i + 1 < count; ++i) {
+        const std::uint64_t at = d::load_u64(row(i) + 32), n = d::load_u64(row(i) + 40);
+        if (!fits(at, n)) return;
+        const std::size_t first = sums.size();
+        for (std::uint64_t from = 0; from < n; from += d::file_block)
+            sums.push_back(d::checksum64(bytes.data() + at + from, static_cast<std::size_t>(std::min<std::uint64_t>(d::file_block, n - from))));
+        d::store_u64(row(i) + 48, d::section_checksum(sums.data() + first, sums.size() - first));
+    }
+    const std::uint64_t at = d::load_u64(row(count - 1) + 32);
+    if (d::load_u64(row(count - 1) + 40) != sums.size() * 8 || !fits(at, sums.size() * 8)) return;
+    std::memcpy(bytes.data() + at, sums.data(), sums.size() * 8);
+    d::store_u64(row(count - 1) + 48, d::checksum64(bytes.data() + at, sums.size() * 8));
+}
+
+// Xors bytes, cuts or lengthens the file, then mends the header's size and checksum (and
+// with `blocks`, the block checksums first).
+void damage(input& in, std::vector<unsigned char>& bytes, bool blocks = false) {
     namespace d = quoct::detail;
     const std::size_t changes = in.below(8);
     for (std::size_t i = 0; i < changes && !bytes.empty(); ++i) {
@@ -33,6 +60,7 @@ void damage(input& in, std::vector<unsigned char>& bytes) {
     if (in.one_in(8)) bytes.resize(in.below(bytes.size() + 1));
     if (in.one_in(16)) bytes.resize(bytes.size() + in.below(200), 0);
     if (bytes.size() < d::file_header) return;
+    if (blocks) mend_blocks(bytes);
     if (!in.one_in(8)) d::store_u64(bytes.data() + 16, bytes.size());
     const std::size_t count = d::load_u32(bytes.data() + 24);
     if (count <= (bytes.size() - d::file_header) / d::file_entry && !in.one_in(16)) {
@@ -41,19 +69,24 @@ void damage(input& in, std::vector<unsigned char>& bytes) {
     }
 }
 
-// Reads the damaged bytes unverified, from an aligned copy that the index keeps alive.
+// Reads the damaged bytes unverified (lazily: as open() does by default), from an aligned
+// copy that the index keeps alive.
 template <class Index>
-bool read_damaged(const std::vector<unsigned char>& bytes, Index& out) {
+bool read_damaged(const std::vector<unsigned char>& bytes, Index& out, bool lazy = false) {
     auto aligned = std::make_shared<std::vector<std::uint64_t>>((bytes.size() + 7) / 8);
     if (!bytes.empty()) std::memcpy(aligned->data(), bytes.data(), bytes.size());
     const auto* p = reinterpret_cast<const unsigned char*>(aligned->data());
     try {
-        out = quoct::detail::read_index<Index>("<fuzz>", p, bytes.size(), std::move(aligned), false);
+        out = quoct::detail::read_index<Index>("<fuzz>", p, bytes.size(), std::move(aligned), false, lazy);
         return true;
     } catch (const quoct::file_error&) {
         return false;
     }
 }
+
+template <class T, std::size_t D>
+void query_tree(input& in, std::vector<T>& seen, const std::vector<quoct::point<T, D>>& pts,
+                const quoct::orthtree<T, D>& same, const quoct::orthtree<T, D>& d);
 
 template <class T, std::size_t D>
 void run_tree(input& in) {
@@ -67,9 +100,20 @@ void run_tree(input& in) {
     std::vector<unsigned char> bytes = quoct::to_bytes(t);
     const tree same = quoct::from_bytes<tree>(bytes.data(), bytes.size());
     QUOCT_FUZZ_CHECK(quoct::to_bytes(same) == bytes, "a tree read back saves to other bytes");
-    damage(in, bytes);
+    const bool lazy = in.one_in(2);
+    damage(in, bytes, lazy);
     tree d;
-    if (!read_damaged(bytes, d)) return;
+    if (!read_damaged(bytes, d, lazy)) return;
+    try {  // read lazily, a query may find damage: a file_error
+        query_tree(in, seen, pts, same, d);
+    } catch (const quoct::file_error&) {
+        if (!lazy) throw;
+    }
+}
+
+template <class T, std::size_t D>
+void query_tree(input& in, std::vector<T>& seen, const std::vector<quoct::point<T, D>>& pts,
+                const quoct::orthtree<T, D>& same, const quoct::orthtree<T, D>& d) {
     for (int q = 0; q < 4; ++q) {
         const quoct::point<T, D> c = point<T, D>(in, seen, pts);
         const quoct::ball<T, D> s{c, radius<T>(in, seen)};

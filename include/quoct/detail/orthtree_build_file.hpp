@@ -526,16 +526,18 @@ private:
                                         (count_ + 1) * sizeof(node), keyed ? count_ * 4 : 0,
                                         keyed ? count_ * sizeof(Id) : 0};
         for (std::size_t i = 0; i < 7; ++i) {
-            checksum64_stream c;
+            block_sums_stream c;
             for (std::uint64_t done = 0; done < bytes[i];) {
                 const std::size_t k = static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), bytes[i] - done));
                 out.read(buf.data(), k, at[i] + done);
                 c.update(buf.data(), k);
                 done += k;
             }
-            w.set_checksum(i, c.finish());
+            w.set_block_sums(i, c.finish());
             tell("checking", i + 1, 7);
         }
+        const std::vector<std::uint64_t> sums = w.sums_section();
+        out.write(sums.data(), sums.size() * 8, at[7]);
         const std::vector<unsigned char> head = w.header(file_codec<orthtree<T, D, Id>>::type_name());
         out.write(head.data(), head.size(), 0);
         out.commit();

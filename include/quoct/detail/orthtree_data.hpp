@@ -27,11 +27,13 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "../build_options.hpp"
 #include "../shapes.hpp"
+#include "block_check.hpp"
 #include "morton.hpp"
 #include "section.hpp"
 
@@ -69,6 +71,14 @@ struct orthtree_data {
     std::size_t depth_ = 0;
     bool unchecked_ = false;  // coordinates not known finite: data read from bytes
     build_options options_;
+    // Sections checked as the searches reach them (data read lazily from a file: see
+    // reach_node and reach_points); null when every section is trusted (built here, or
+    // checked whole when read).
+    struct guards {
+        std::shared_ptr<const block_guard> coords, ids, nodes, node_keys, parents;
+        mutable std::once_flag ids_whole;  // every id checked, and their being a permutation
+    };
+    std::shared_ptr<const guards> lazy_;
 
     static box_type empty_box() noexcept {
         box_type b;
@@ -89,6 +99,59 @@ struct orthtree_data {
     }
     /// Whether node n, at index `index`, has no children.
     static bool is_leaf(const node& n, std::size_t index) noexcept { return n.skip == index + 1; }
+
+    // --- checks as searches reach the data (lazy_ set) --------------------------------------
+    // What every search relies on of a node it reaches: its bytes match their block's
+    // checksum; its skip lies beyond it and within the tree (the check of each block of
+    // nodes makes sure of it for every node that starts in the block, and of its begin's
+    // being at most n), and within `end` (the parent's skip, when given). Before its points
+    // are read (reach_run): its end node reached too, and begin <= end. A search that checks
+    // every node it reaches as it reaches it (children within their parent, at most 2^D of
+    // them, no deeper than the recorded depth: the searches check those) can neither leave
+    // the arrays nor loop. Throws file_error through the guard.
+    QUOCT_CHECK_INLINE void reach_node(std::size_t i, std::size_t end = std::numeric_limits<std::size_t>::max()) const {
+        lazy_->nodes->reach(i * sizeof(node), (i + 1) * sizeof(node));
+        if (nodes_[i].skip > end) fail_node(i, "runs past its parent");
+    }
+    /// Node i's points [begin, end) reached (node i reached already): its end node, their
+    /// order, and the blocks of their coordinates and (`ids`) ids.
+    QUOCT_CHECKED_PATH void reach_run(std::size_t i, bool coords, bool ids) const {
+        const std::size_t skip = nodes_[i].skip;
+        lazy_->nodes->reach(skip * sizeof(node), (skip + 1) * sizeof(node));
+        const std::size_t b = nodes_[i].begin, e = nodes_[skip].begin;
+        if (b > e) fail_node(i, "starts after its end");
+        if (coords) reach_points(b, e, false);
+        if (ids) lazy_->ids->reach(b * sizeof(Id), e * sizeof(Id));
+    }
+    /// Points [b, e) of the stored order, reached: their coordinates and (with `ids`) their
+    /// ids match their blocks' checksums, and those ids are below n.
+    QUOCT_CHECK_INLINE void reach_points(std::size_t b, std::size_t e, bool ids) const {
+        const guards& g = *lazy_;
+        for (std::size_t a = 0; a < D; ++a) g.coords->reach((a * size_ + b) * sizeof(T), (a * size_ + e) * sizeof(T));
+        if (ids) g.ids->reach(b * sizeof(Id), e * sizeof(Id));
+    }
+    /// Node i's key and its parent, reached (the parent is checked to hold the node).
+    QUOCT_CHECK_INLINE void reach_key(std::size_t i) const { lazy_->node_keys->reach(i * 4, i * 4 + 4); }
+    QUOCT_CHECKED_PATH std::size_t reach_parent(std::size_t i) const {
+        lazy_->parents->reach(i * sizeof(Id), (i + 1) * sizeof(Id));
+        const std::size_t p = parents_[i];
+        if (p >= i) fail_node(i, "has the wrong parent");
+        reach_node(p);
+        if (nodes_[p].skip < nodes_[i].skip) fail_node(i, "has the wrong parent");
+        return p;
+    }
+    /// Every id reached, and checked to be a permutation of [0, n) (as validate() does), once:
+    /// for what relies on each id's coming once (the pair searches, the id map of point()).
+    QUOCT_CHECKED_PATH void reach_all_ids() const {
+        std::call_once(lazy_->ids_whole, [&] {
+            lazy_->ids->reach_all();
+            const auto fail = [&](const std::string& cause) { lazy_->ids->fail(cause); };
+            validate_ids(fail);
+        });
+    }
+    [[noreturn]] QUOCT_CHECKED_PATH void fail_node(std::size_t i, const char* what) const {
+        lazy_->nodes->fail("damaged: node " + std::to_string(i) + " " + what);
+    }
 
     /// The meta section's values (see the top of this header), in order.
     static std::vector<std::uint64_t> meta_values(std::size_t size, std::size_t depth, const build_options& o,
@@ -152,7 +215,8 @@ struct orthtree_data {
         const bool keyed = t.options_.nearest_index && n != 0;
         t.node_keys_ = r.template get<std::uint32_t>(prefix + "node_keys", keyed ? count : 0);
         t.parents_ = r.template get<Id>(prefix + "parents", keyed ? count : 0);
-        t.validate([&](const std::string& cause) { r.fail(cause); });
+        if (r.lazy() && n != 0) t.guard(r, prefix);
+        else t.validate([&](const std::string& cause) { r.fail(cause); });
         if (keyed) {
             const unsigned bits = static_cast<unsigned>(std::min<std::uint64_t>(m[5], 64));
             const unsigned key_bits = bits * static_cast<unsigned>(D);
@@ -191,6 +255,48 @@ private:
         return v > std::numeric_limits<std::size_t>::max() ? std::numeric_limits<std::size_t>::max()
                                                            : static_cast<std::size_t>(v);
     }
+
+    // Read lazily: the guards, and the checks of what every search starts from (the bounds,
+    // the root and the end node). The rest is checked as the searches reach it.
+    template <class Reader>
+    void guard(const Reader& r, const std::string& prefix) {
+        for (std::size_t a = 0; a < D; ++a)
+            if (!(std::isfinite(bounds_.lo[a]) && std::isfinite(bounds_.hi[a]) && bounds_.lo[a] <= bounds_.hi[a]))
+                r.fail("damaged: the bounds are not a finite box");
+        const std::size_t n = size_;
+        auto g = std::make_shared<guards>();
+        g->coords = r.guard(prefix + "coords");
+        g->ids = r.guard(prefix + "ids", [n](const unsigned char* p, std::size_t from, std::size_t to) {
+            for (std::size_t at = from; at < to; at += sizeof(Id)) {
+                Id id;
+                std::memcpy(&id, p + at, sizeof(Id));
+                if (id >= n) return "the id of point " + std::to_string(at / sizeof(Id)) + " is not below " + std::to_string(n);
+            }
+            return std::string();
+        });
+        const std::size_t count = nodes_in_tree();
+        // Each node that starts in a block: its skip beyond it and at most the node count,
+        // its begin at most n (read as bytes: a node may run into the next block).
+        g->nodes = r.guard(prefix + "nodes", [n, count](const unsigned char* p, std::size_t from, std::size_t to) {
+            for (std::size_t i = (from + sizeof(node) - 1) / sizeof(node); i * sizeof(node) < to && i <= count; ++i) {
+                Id begin, skip;
+                std::memcpy(&begin, p + i * sizeof(node) + offsetof(node, begin), sizeof(Id));
+                std::memcpy(&skip, p + i * sizeof(node) + offsetof(node, skip), sizeof(Id));
+                if (begin > n || (i < count && (skip <= i || skip > count)))
+                    return "node " + std::to_string(i) + " skips out of the tree";
+            }
+            return std::string();
+        });
+        g->node_keys = r.guard(prefix + "node_keys");
+        g->parents = r.guard(prefix + "parents");
+        lazy_ = std::move(g);
+        lazy_->nodes->reach(0, sizeof(node));
+        lazy_->nodes->reach(count * sizeof(node), (count + 1) * sizeof(node));
+        if (nodes_[0].begin != 0 || nodes_[0].skip != count) r.fail("damaged: node 0 does not span the tree");
+        if (nodes_[count].begin != n) r.fail("damaged: node " + std::to_string(count) + " (the end) does not end the points");
+        if (depth_ >= count) r.fail("damaged: a tree of " + std::to_string(count) + " nodes is not " + std::to_string(depth_) + " deep");
+    }
+
 
     template <class Fail>
     void validate_nodes(Fail& fail) const {

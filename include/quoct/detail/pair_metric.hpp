@@ -112,7 +112,15 @@ auto metric_of(const Index& index) {
     else return euclidean_pair_metric<typename Index::scalar_type, Index::dimension>{};
 }
 
-/// Calls f(id, point) for every point of the index (of its base() index if it wraps one).
+/// Whether an index has stored_ids() (an orthtree): on one read lazily from a file, its
+/// first call checks that the ids are a permutation, as the pair engines rely on.
+template <class Index, class = void>
+struct has_stored_ids : std::false_type {};
+template <class Index>
+struct has_stored_ids<Index, std::void_t<decltype(std::declval<const Index&>().stored_ids())>> : std::true_type {};
+
+/// Calls f(id, point) for every point of the index (of its base() index if it wraps one),
+/// each id once: the callers index their own arrays by id.
 template <class Index, class F>
 void for_each_point(const Index& index, F&& f) {
     if constexpr (has_base<Index>::value) {
@@ -120,6 +128,7 @@ void for_each_point(const Index& index, F&& f) {
     } else {
         using T = typename Index::scalar_type;
         constexpr std::size_t D = Index::dimension;
+        if constexpr (has_stored_ids<Index>::value) (void)index.stored_ids();
         index.visit(everything<T, D>(), f);
     }
 }
