@@ -4,9 +4,14 @@
 //
 //   build_file_memory build N MEMORY_MB FILE     quoct::build_file within MEMORY_MB
 //   build_file_memory memory N FILE              the octree built in memory, then saved
-//   build_file_memory query N FILE [Q]           Q (default 20) radius, count and 10-nearest
+//   build_file_memory query N FILE [Q [structure]]
+//                                                Q (default 20) radius, count and 10-nearest
 //                                                queries on the opened FILE against brute
-//                                                force over the generated points
+//                                                force over the generated points; opened as
+//                                                open() does by default (the header and the
+//                                                block checksums read, the rest checked as
+//                                                queries reach it), or with "structure"
+//                                                open_options::check_structure
 // Each prints seconds, points a second and the peak resident memory (getrusage); query
 // prints how many answers differ (0 expected). docs/build-file.md has figures and commands.
 #include <quoct/build_file.hpp>
@@ -52,9 +57,9 @@ struct clock_s {
     double seconds() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
 };
 
-int query(std::uint64_t n, const std::string& path, int queries) {
+int query(std::uint64_t n, const std::string& path, int queries, bool structure) {
     clock_s open_clock;
-    const auto tree = quoct::open<quoct::octree<double>>(path);
+    const auto tree = quoct::open<quoct::octree<double>>(path, quoct::open_options{false, structure});
     const double open_s = open_clock.seconds();
     generated_points qs{1000, 0, 12345};
     std::vector<point3> centres(static_cast<std::size_t>(queries));
@@ -105,7 +110,7 @@ int query(std::uint64_t n, const std::string& path, int queries) {
 
 int main(int argc, char** argv) {
     if (argc < 4) {
-        std::fprintf(stderr, "usage: build_file_memory build N MEMORY_MB FILE | memory N FILE | query N FILE [Q]\n");
+        std::fprintf(stderr, "usage: build_file_memory build N MEMORY_MB FILE | memory N FILE | query N FILE [Q [structure]]\n");
         return 2;
     }
     const std::string mode = argv[1];
@@ -122,7 +127,7 @@ int main(int argc, char** argv) {
         c = clock_s{};  // the build and the save, not making the points
         quoct::save(quoct::octree<double>(pts), argv[3]);
     } else if (mode == "query") {
-        return query(n, argv[3], argc >= 5 ? std::atoi(argv[4]) : 20);
+        return query(n, argv[3], argc >= 5 ? std::atoi(argv[4]) : 20, argc >= 6 && std::string(argv[5]) == "structure");
     } else {
         std::fprintf(stderr, "build_file_memory: unknown mode %s\n", mode.c_str());
         return 2;

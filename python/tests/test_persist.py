@@ -197,6 +197,16 @@ def test_geo_save_load_pickle(tmp_path):
         np.testing.assert_array_equal(back.box(170, -10, -170, 10), g.box(170, -10, -170, 10))
 
 
+def _section(data, name):
+    """The offset and length of section `name` in index file bytes (docs/file-format.md)."""
+    count = int.from_bytes(data[24:28], "little")
+    for i in range(count):
+        row = data[128 + 64 * i: 192 + 64 * i]
+        if row[:32].rstrip(b"\0").decode() == name:
+            return int.from_bytes(row[32:40], "little"), int.from_bytes(row[40:48], "little")
+    raise KeyError(name)
+
+
 def test_errors(tmp_path, points):
     t = quoct.Tree(points)
     path = tmp_path / "t.quoct"
@@ -221,12 +231,16 @@ def test_errors(tmp_path, points):
     for mmap in (True, False):
         with pytest.raises(quoct.FileError, match="truncated"):
             quoct.Tree.load(path, mmap=mmap)
+    coords_at, coords_bytes = _section(good, "coords")
     damaged = bytearray(good)
-    damaged[-100] ^= 0xFF  # a point's coordinate
+    damaged[coords_at + coords_bytes - 8] ^= 0xFF  # the last point's last coordinate
     path.write_bytes(bytes(damaged))
-    with pytest.raises(quoct.FileError, match="checksum mismatch in section"):
+    with pytest.raises(quoct.FileError, match="checksum mismatch in section 'coords'"):
         quoct.Tree.load(path, mmap=False)
+    mapped = quoct.Tree.load(path, mmap=True)  # reads the header and the block checksums only
+    with pytest.raises(quoct.FileError, match="checksum mismatch in section 'coords'"):
+        mapped.query(points.mean(axis=0), k=len(points))  # reads every point
     pickled = bytearray(pickle.dumps(t))
-    pickled[pickled.find(good[-300:-200]) + 50] ^= 1  # inside the file's bytes in the pickle
+    pickled[pickled.find(good[coords_at:coords_at + 100]) + 50] ^= 1  # inside the file's bytes in the pickle
     with pytest.raises(quoct.FileError, match="checksum"):
         pickle.loads(bytes(pickled))
