@@ -203,7 +203,7 @@ TEST_CASE("cli index: GeoJSON with typed properties, feature ids, altitudes and 
     CHECK(quoct_test::run_cli(q + "- < " + quoted(index)).out == expected.out);
 }
 
-TEST_CASE("cli index: column options with an index file are not used; bad rows skipped once", "[cli][cli_index]") {
+TEST_CASE("cli index: column options with an index file are not used, bad rows skipped once", "[cli][cli_index]") {
     const std::string source = quoct_test::temp_path("xy.csv"), index = quoct_test::temp_path("xy.quoct");
     std::ofstream(source) << "city,x,y,lon\nA,1,2,west\nB,1,100,?\nC,abc,3,?\nD,1.5,2,\"q, r\"\n";
     const std::string columns = "--lon-column x --lat-column y --on-bad-row skip ";

@@ -66,7 +66,7 @@ TEST_CASE("quoct info: a LAS file's header, fields and bounds as written", "[cli
     CHECK(quoct_test::file_text(err).find("is a LAZ (compressed) file: LASzip is not available in quoct") != std::string::npos);
 }
 
-TEST_CASE("quoct info: an index file's type and sections as read_file_info reads them; other files refused", "[cli]") {
+TEST_CASE("quoct info: an index file's type and sections as read_file_info reads them, other files refused", "[cli]") {
     const std::string index = quoct_test::temp_path("cities.quoct");
     REQUIRE(quoct_test::run_cli("index -o '" + index + "' '" QUOCT_DATA_DIR "/cities.csv'").status == 0);
     const quoct::file_info info = quoct::read_file_info(index);

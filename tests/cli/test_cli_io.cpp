@@ -116,7 +116,7 @@ struct picture {
 
 }  // namespace
 
-TEST_CASE("cli io: numeric options are checked in words; NaN, infinity and overflow are refused", "[cli][cli_io]") {
+TEST_CASE("cli io: numeric options are checked in words, NaN, infinity and overflow are refused", "[cli][cli_io]") {
     using result = std::pair<int, std::string>;
     const std::string near = "near --lon 0 --lat 0 ";
     CHECK(error_of(near + "--k 0") == result{2, "quoct: error: --k must be at least 1, not 0"});

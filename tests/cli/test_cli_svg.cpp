@@ -185,7 +185,7 @@ TEST_CASE("quoct svg: README examples, lon 180 and the poles drawn where the que
         check_picture(circle, std::string("near ") + circle);
 }
 
-TEST_CASE("quoct svg: a map with land, graticule, lon 180, scale, labels; cells on request", "[cli][svg]") {
+TEST_CASE("quoct svg: a map with land, graticule, lon 180, scale, labels, cells on request", "[cli][svg]") {
     const std::string file = quoct_test::temp_path("map.svg");
     const std::string fiji =
         "--wkt 'MULTIPOLYGON(((177 -19, 180 -19, 180 -16, 177 -16, 177 -19)),((-180 -19, -179 -19, -179 -16, -180 -16, "
@@ -231,7 +231,7 @@ TEST_CASE("quoct svg: a map with land, graticule, lon 180, scale, labels; cells 
     CHECK(hi - lo < 450);  // 4 of the view's 20 degrees
 }
 
-TEST_CASE("quoct svg: labels without overlaps, the largest first; degree labels clear of the title, legend and corner",
+TEST_CASE("quoct svg: labels without overlaps, the largest first, degree labels clear of the title, legend and corner",
           "[cli][svg]") {
     const std::string file = quoct_test::temp_path("labels.svg");
     for (const char* query : {"--lon 2.3522 --lat 48.8566 --km 25", "--lon 2.3522 --lat 48.8566 --km 400",

@@ -527,7 +527,7 @@ TEST_CASE("file: every byte changed in turn", "[file]") {
     CHECK(refused > good.size() * 9 / 10);
 }
 
-TEST_CASE("file: open reads the header and the block checksums; queries check the blocks they reach", "[file]") {
+TEST_CASE("file: open reads the header and the block checksums, and queries check the blocks they reach", "[file]") {
     scratch_dir dir;
     using tree = quoct::octree<double>;
     // 30,000 points on a 31^3 integer grid and beyond: several 64 KiB blocks a section.
@@ -575,6 +575,9 @@ TEST_CASE("file: open reads the header and the block checksums; queries check th
         const quoct::ball<double, 3> all{{{15, 15, 15}}, 100.0};
         CHECK(lazy.count(all) == t.size());
         CHECK_THROWS_AS(lazy.query_with_distances(all), quoct::file_error);
+        // Saved again, the damage is found, not given new checksums.
+        CHECK_THROWS_WITH(quoct::to_bytes(lazy), Contains("checksum mismatch in section 'coords'"));
+        CHECK_THROWS_AS(quoct::save(lazy, dir / "again.quoct"), quoct::file_error);
         // Opened with the structure checked at once, not the points: answered as read.
         const tree structured = quoct::open<tree>(path, quoct::open_options{false, true});
         CHECK(structured.count(all) == t.size());
@@ -589,7 +592,14 @@ TEST_CASE("file: open reads the header and the block checksums; queries check th
             for (int k = 0; k < 3; ++k) bytes[sec.offset + r.below(sec.bytes)] ^= static_cast<unsigned char>(1 + r.below(255));
             mend(bytes);
             write_bytes(path, bytes);
-            const tree lazy = quoct::open<tree>(path);
+            tree lazy;
+            try {  // open checks the blocks of nodes holding the root and the end node
+                lazy = quoct::open<tree>(path);
+            } catch (const quoct::file_error& e) {
+                ++thrown, ++tried;
+                CHECK_THAT(e.what(), Contains("damaged"));
+                continue;
+            }
             for (int q = 0; q < 6; ++q) {
                 const quoct::point<double, 3> c = pts[r.below(pts.size())];
                 std::vector<quoct::neighbor<double, std::uint32_t>> nn;
@@ -617,8 +627,28 @@ TEST_CASE("file: open reads the header and the block checksums; queries check th
         nodes[1].skip = static_cast<std::uint32_t>(t.node_count() + 5);
         mend(bytes);
         write_bytes(path, bytes);
-        const tree lazy = quoct::open<tree>(path);
-        CHECK_THROWS_WITH(lazy.count(quoct::ball<double, 3>{{{0, 0, 0}}, 1.0}), Contains("node 1 skips out of the tree"));
+        // (Node 1 is in the first block of nodes, which open reads for the root.)
+        CHECK_THROWS_WITH(quoct::open<tree>(path), Contains("node 1 skips out of the tree"));
+        {  // a tree of many blocks of nodes, one forged in the middle: found when reached
+            quoct::build_options o;
+            o.leaf_size = 1;
+            const tree fine(pts, o);
+            auto many = quoct::to_bytes(fine);
+            const auto sec = [&] {
+                for (const auto& x : quoct::read_file_info(many.data(), many.size()).sections)
+                    if (x.name == "nodes") return x;
+                throw std::logic_error("no nodes");
+            }();
+            REQUIRE(sec.bytes > 8 * quoct::detail::file_block);
+            const std::size_t mid = fine.node_count() / 2;
+            reinterpret_cast<node*>(many.data() + sec.offset)[mid].skip = static_cast<std::uint32_t>(mid);
+            mend(many);
+            write_bytes(path, many);
+            const tree lazy = quoct::open<tree>(path);
+            CHECK_THROWS_WITH(lazy.node_at(mid), Contains("node " + std::to_string(mid) + " skips out of the tree"));
+            const quoct::ball<double, 3> near{fine.stored_point(0), 1.0};
+            CHECK(sorted(lazy.query(near)) == brute_ball(pts, near));
+        }
         bytes = good;
         auto* ids = reinterpret_cast<std::uint32_t*>(bytes.data() + section_of("ids").offset);
         ids[0] = static_cast<std::uint32_t>(t.size());

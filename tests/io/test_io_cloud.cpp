@@ -89,7 +89,7 @@ using quoct_test::failure;
 
 }  // namespace
 
-TEST_CASE("xyz: points and extra columns read back exactly; comments, blank lines, commas", "[io][cloud]") {
+TEST_CASE("xyz: points and extra columns read back exactly, comments, blank lines, commas", "[io][cloud]") {
     const sample s = make_sample(500, 1);
     std::string text = "# a scanner's export\n\n";
     for (std::size_t i = 0; i < s.xyz.size() / 3; ++i) {

@@ -195,7 +195,7 @@ TEST_CASE("LAS: every version and point format reads back what was written", "[i
         }
 }
 
-TEST_CASE("LAS: read in chunks of any size, the same points in order; bytes in memory as a file", "[io][las]") {
+TEST_CASE("LAS: read in chunks of any size, the same points in order, bytes in memory as a file", "[io][las]") {
     std::mt19937_64 rng(7);
     const las_file_spec s = spec_for(4, 7);
     const std::vector<las_point> pts = random_points(7, 1000, rng);
@@ -315,7 +315,7 @@ TEST_CASE("LAS: extra bytes by the names their record gives, scaled and offset w
     set_aside("'a' has an unknown data type 31");
 }
 
-TEST_CASE("LAS: extended records and waveform data after the points are accounted for; stray bytes are not", "[io][las]") {
+TEST_CASE("LAS: extended records and waveform data after the points are accounted for, stray bytes are not", "[io][las]") {
     std::mt19937_64 rng(5);
     const std::vector<las_point> pts = random_points(1, 50, rng);
     las_file_spec s = spec_for(4, 1);

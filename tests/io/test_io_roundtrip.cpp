@@ -156,7 +156,7 @@ TEST_CASE("io round trip: GeoJSON keeps property types, feature ids and altitude
     CHECK(csv.rows[0][5] == R"(["x",{"y":1}])");
 }
 
-TEST_CASE("io round trip: records count data rows from 1, skipped ones included; streams are sniffed",
+TEST_CASE("io round trip: records count data rows from 1, skipped ones included, streams are sniffed",
           "[io][geo][roundtrip]") {
     io::read_options skip;
     skip.on_bad_row = io::bad_row_policy::skip;
