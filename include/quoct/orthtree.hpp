@@ -812,9 +812,13 @@ void orthtree<T, D, Id>::find_nearest_in(const Metric& metric, const Set& set, S
         T nearest_distance = T(0);
         const T bound = set.bound();
         [[maybe_unused]] std::size_t nth = 0;
+        [[maybe_unused]] bool met_skip = skip == 0;
         for (std::size_t ci = parent + 1; ci < nodes_[parent].skip; ci = nodes_[ci].skip) {
             if (checked) reach_child(ci, nodes_[parent].skip, ++nth);
-            if (ci == skip) continue;
+            if (ci == skip) {
+                if (checked) met_skip = true;
+                continue;
+            }
             const T d = metric.to_box(box_of(nodes_[ci]));
             if (d > bound) continue;
             if (top == base || d < nearest_distance) {
@@ -823,6 +827,9 @@ void orthtree<T, D, Id>::find_nearest_in(const Metric& metric, const Set& set, S
             }
             stack[top++] = deferred{static_cast<Id>(ci), d};
         }
+        // (A path node that is not a child of the next one up would have its subtree
+        // searched again at every level above: refused.)
+        if (checked && !met_skip) this->fail_node(skip, "is not a child of the node recorded as its parent");
         if (top - base > 1) std::swap(stack[nearest_child], stack[top - 1]);
     };
     for (std::size_t level = 1; level <= depth; ++level) {

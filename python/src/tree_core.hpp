@@ -80,6 +80,7 @@ public:
         T* o = out.mutable_data();
         if (n() != 0) {
             py::gil_scoped_release nogil;
+            (void)base().stored_ids();  // each id once (checked here on a tree mapped lazily)
             base().visit(base().bounds(), [&](id_type id, const point_type& p) {
                 for (std::size_t a = 0; a < D; ++a) o[std::size_t{id} * D + a] = p[a];
             });

@@ -469,7 +469,7 @@ TEST_CASE("file: errors name the file and the cause", "[file]") {
         write_bytes(path, longer);
         CHECK_THROWS_WITH(quoct::load<tree>(path), Contains("the header says"));
     }
-    SECTION("a changed coordinate: load names the section; open answers without reading it") {
+    SECTION("a changed coordinate: load names the section, and so does open (a section of one block is checked at once)") {
         const auto info = quoct::read_file_info(path);
         std::uint64_t at = 0;
         for (const auto& s : info.sections)
@@ -480,7 +480,9 @@ TEST_CASE("file: errors name the file and the cause", "[file]") {
         write_bytes(path, bytes);
         CHECK_THROWS_WITH(quoct::load<tree>(path), Contains("checksum mismatch in section 'coords'"));
         CHECK_THROWS_WITH(quoct::open<tree>(path, quoct::open_options{true}), Contains("section 'coords'"));
-        CHECK_NOTHROW(quoct::open<tree>(path));
+        REQUIRE(info.sections.size() > 2);
+        CHECK_THROWS_WITH(quoct::open<tree>(path), Contains("section 'coords'"));
+        CHECK_NOTHROW(quoct::open<tree>(path, quoct::open_options{false, true}));  // the structure alone
     }
 }
 
@@ -649,6 +651,17 @@ TEST_CASE("file: open reads the header and the block checksums, and queries chec
             const quoct::ball<double, 3> near{fine.stored_point(0), 1.0};
             CHECK(sorted(lazy.query(near)) == brute_ball(pts, near));
         }
+        // Every recorded parent a grandparent: each still holds its "child", but a nearest
+        // search going up would search the same subtrees again at every level.
+        bytes = good;
+        auto* parents = reinterpret_cast<std::uint32_t*>(bytes.data() + section_of("parents").offset);
+        const std::vector<std::uint32_t> was(parents, parents + t.node_count());
+        for (std::size_t i = 0; i < t.node_count(); ++i) parents[i] = was[was[i]];
+        mend(bytes);
+        write_bytes(path, bytes);
+        const tree skipped = quoct::open<tree>(path);
+        std::vector<quoct::neighbor<double, std::uint32_t>> out;
+        CHECK_THROWS_WITH(skipped.nearest(t.stored_point(100), 5, out), Contains("is not a child of the node recorded as its parent"));
         bytes = good;
         auto* ids = reinterpret_cast<std::uint32_t*>(bytes.data() + section_of("ids").offset);
         ids[0] = static_cast<std::uint32_t>(t.size());
