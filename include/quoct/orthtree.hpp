@@ -249,7 +249,7 @@ public:
     /// stored_ids(), every point in storage order, with no map from ids (see point()). On a
     /// tree opened from a file without checking it whole, checks the point's block first.
     point_type stored_point(std::size_t i) const {
-        if (lazy_) this->reach_points(i, i + 1, false);
+        if (lazy_) this->reach_coords(i, i + 1);
         return point_at(i);
     }
 
@@ -261,7 +261,7 @@ public:
         if (id >= size_ || !lookup_)  // (no lookup_: a moved-from tree)
             throw std::out_of_range("quoct: id " + std::to_string(id) + " is not a point of the tree");
         const std::size_t at = position_of(id);
-        if (lazy_) this->reach_points(at, at + 1, false);
+        if (lazy_) this->reach_coords(at, at + 1);
         return point_at(at);
     }
 

@@ -93,14 +93,8 @@ public:
     }
     /// Checks every block not yet checked.
     void reach_all() const { reach(0, bytes_); }
-    /// The number of blocks, and how many have been checked.
+    /// The number of blocks.
     std::size_t blocks() const noexcept { return (bytes_ + block_bytes - 1) >> block_shift; }
-    std::size_t checked() const noexcept {
-        std::size_t c = 0;
-        for (std::size_t i = 0; i < words_; ++i)
-            for (std::uint64_t w = done_[i].load(std::memory_order_relaxed); w != 0; w &= w - 1) ++c;
-        return c;
-    }
 
     /// Which block of a section of `bytes` bytes is bytes [from, to), for a message: nothing
     /// when the section is one block.

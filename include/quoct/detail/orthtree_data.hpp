@@ -72,7 +72,7 @@ struct orthtree_data {
     bool unchecked_ = false;  // coordinates not known finite: data read from bytes
     build_options options_;
     // Sections checked as the searches reach them (data read lazily from a file: see
-    // reach_node and reach_points); null when every section is trusted (built here, or
+    // reach_node, reach_run and reach_coords); null when every section is trusted (built here, or
     // checked whole when read).
     struct guards {
         std::shared_ptr<const block_guard> coords, ids, nodes, node_keys, parents;
@@ -120,18 +120,17 @@ struct orthtree_data {
         lazy_->nodes->reach(skip * sizeof(node), (skip + 1) * sizeof(node));
         const std::size_t b = nodes_[i].begin, e = nodes_[skip].begin;
         if (b > e) fail_node(i, "starts after its end");
-        if (coords) reach_points(b, e, false);
+        if (coords) reach_coords(b, e);
         if (ids) lazy_->ids->reach(b * sizeof(Id), e * sizeof(Id));
     }
-    /// Points [b, e) of the stored order, reached: their coordinates and (with `ids`) their
-    /// ids match their blocks' checksums, and those ids are below n.
-    QUOCT_CHECK_INLINE void reach_points(std::size_t b, std::size_t e, bool ids) const {
-        const guards& g = *lazy_;
-        for (std::size_t a = 0; a < D; ++a) g.coords->reach((a * size_ + b) * sizeof(T), (a * size_ + e) * sizeof(T));
-        if (ids) g.ids->reach(b * sizeof(Id), e * sizeof(Id));
+    /// The coordinates of points [b, e) of the stored order, reached: every axis's blocks
+    /// match their checksums.
+    QUOCT_CHECK_INLINE void reach_coords(std::size_t b, std::size_t e) const {
+        for (std::size_t a = 0; a < D; ++a)
+            lazy_->coords->reach((a * size_ + b) * sizeof(T), (a * size_ + e) * sizeof(T));
     }
     /// Node i's key and its parent, reached (the parent is checked to hold the node).
-    QUOCT_CHECK_INLINE void reach_key(std::size_t i) const { lazy_->node_keys->reach(i * 4, i * 4 + 4); }
+    QUOCT_CHECK_INLINE void reach_key(std::size_t i) const { lazy_->node_keys->reach(i * sizeof(std::uint32_t), (i + 1) * sizeof(std::uint32_t)); }
     QUOCT_CHECKED_PATH std::size_t reach_parent(std::size_t i) const {
         lazy_->parents->reach(i * sizeof(Id), (i + 1) * sizeof(Id));
         const std::size_t p = parents_[i];
