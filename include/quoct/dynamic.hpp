@@ -135,6 +135,8 @@ public:
     using tree_type = orthtree<T, D, Id>;  ///< the static tree the index's parts are
     static constexpr std::size_t dimension = D;  ///< the number of coordinates
     ///@}
+    /// quoct::open loads this index's file rather than map it: its parts change later.
+    static constexpr bool file_mappable = false;
 
     /// An empty index.
     dynamic_orthtree() = default;
@@ -622,8 +624,24 @@ private:
         return n;
     }
 
+    // Its saved form, read and written by quoct/file.hpp through detail::file_codec, with
+    // the checks that make a read-back index safe to update: detail/dynamic_sections.hpp.
     template <class>
-    friend struct detail::file_codec;  // quoct/file.hpp
+    friend struct detail::file_codec;
+    static std::string file_type_name() {
+        return "dynamic_orthtree<" + detail::scalar_name<T>() + ", " + std::to_string(D) + ", " + detail::id_name<Id>() + ">";
+    }
+    template <class Writer>
+    void write_sections(Writer& w, const std::string& prefix) const;
+    template <class Reader>
+    static dynamic_orthtree read_sections(const Reader& r, const std::string& prefix);
+    template <class Writer>
+    static void write_part(const part& p, Writer& w, const std::string& prefix);
+    template <class Reader>
+    static part read_part(const Reader& r, const std::string& prefix, std::size_t id_bound);
+    template <class Reader>
+    void check_places(const Reader& r) const;
+
     dynamic_options options_;
     std::vector<unsigned char> where_;  // by id: erased, at_snapshot, in_tail or in_level + j
     std::vector<Id> slot_;              // by id: position in the snapshot, the tail or level j
@@ -642,5 +660,7 @@ template <class T, class Id = std::uint32_t>
 using dynamic_octree = dynamic_orthtree<T, 3, Id>;
 
 }  // namespace quoct
+
+#include "detail/dynamic_sections.hpp"
 
 #endif  // QUOCT_DYNAMIC_HPP

@@ -12,7 +12,10 @@
 // Every index kind with a saved form: orthtree (quadtree, octree), geo::index and
 // periodic_index over an orthtree (save, load, open), dynamic_orthtree and periodic_index
 // over it (save, load: a loaded dynamic index goes on with the same ids). Answers after
-// load or open are the answers of the index that was saved, bit for bit.
+// load or open are the answers of the index that was saved, bit for bit. Each index kind
+// writes, reads and checks its own sections (orthtree: detail/orthtree_data.hpp; the
+// others in their headers); this header is the file around them, and includes only the
+// orthtree: include the header of any other index kind you save or read.
 //
 // The format (docs/file-format.md): a 128-byte header (magic, format version, byte order,
 // file size, section count, the index type as text, a checksum of the header and the
@@ -30,8 +33,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <bitset>
-#include <cmath>
 #include <deque>
 #include <limits>
 #include <memory>
@@ -43,10 +44,8 @@
 
 #include "detail/block_check.hpp"
 #include "detail/section.hpp"
-#include "dynamic.hpp"
-#include "geo/index.hpp"
-#include "orthtree.hpp"
-#include "periodic.hpp"
+#include "detail/file_names.hpp"
+#include "orthtree.hpp"  // the index most files hold; every other index kind brings its own header
 
 #if defined(__unix__) || defined(__APPLE__)
 #define QUOCT_FILE_POSIX 1
@@ -213,17 +212,6 @@ inline std::uint64_t checksum64(const unsigned char* p, std::size_t n) noexcept 
     checksum64_stream c;
     c.update(p, n);
     return c.finish();
-}
-
-template <class T>
-std::string scalar_name() {
-    static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value,
-                  "quoct/file.hpp: index files hold float or double coordinates");
-    return std::is_same<T, float>::value ? "float" : "double";
-}
-template <class Id>
-std::string id_name() {
-    return "uint" + std::to_string(8 * sizeof(Id));
 }
 
 /// Bytes per checksummed block of a section (format version 2 on).
@@ -640,199 +628,17 @@ private:
     std::vector<entry> entries_;
 };
 
-// --- the codecs: one per index kind, reading and writing its members -------------------
+// --- the door to each index kind's saved form --------------------------------------------
 
-// Whether open() may map a codec's index (its sections stay views of the file), or must load
-// it (a dynamic index copies everything and changes later): a codec says `mappable = false`.
-template <class Codec, class = void>
-struct codec_mappable : std::true_type {};
-template <class Codec>
-struct codec_mappable<Codec, std::void_t<decltype(Codec::mappable)>> : std::integral_constant<bool, Codec::mappable> {};
-
-template <class T, std::size_t D, class Id>
-struct file_codec<orthtree<T, D, Id>> {
-    using tree = orthtree<T, D, Id>;
-    using data = typename tree::data_type;
-
-    static std::string type_name() {
-        return "orthtree<" + scalar_name<T>() + ", " + std::to_string(D) + ", " + id_name<Id>() + ">";
-    }
-    // The tree's data knows its sections and their checks (detail/orthtree_data.hpp).
-    static void write(const tree& t, file_writer& w, const std::string& prefix) { t.data().write_sections(w, prefix); }
-    static tree read(const file_reader& r, const std::string& prefix) { return tree(data::read_sections(r, prefix)); }
-};
-
-template <class Id>
-struct file_codec<geo::index<Id>> {
-    using index = geo::index<Id>;
-    static std::string type_name() { return "geo::index<" + id_name<Id>() + ">"; }
-
-    static void write(const index& g, file_writer& w, const std::string& prefix) {
-        w.add(prefix + "lonlat", g.where_.data(), g.where_.size());
-        file_codec<octree<double, Id>>::write(g.tree_, w, prefix + "tree.");
-    }
-    // (The tree's ids index the lon/lat arrays: the orthtree codec checks them. A `unit`
-    // section, written by earlier versions, is not read.)
-    static index read(const file_reader& r, const std::string& prefix) {
-        index g;
-        g.tree_ = file_codec<octree<double, Id>>::read(r, prefix + "tree.");
-        const std::size_t n = g.tree_.size();
-        g.where_ = r.get<geo::lonlat>(prefix + "lonlat", n);
-        return g;
-    }
-};
-
+// Each index writes, reads and checks its own sections (file_type_name, write_sections,
+// read_sections, private: detail/file_names.hpp): this is the one way in, for the functions
+// below and for indexes that hold another (a periodic index over its base).
 template <class Index>
-struct file_codec<periodic_index<Index>> {
-    using index = periodic_index<Index>;
-    using T = typename index::scalar_type;
-    static constexpr std::size_t D = index::dimension;
-    static constexpr bool mappable = codec_mappable<file_codec<Index>>::value;
-    static std::string type_name() { return "periodic_index<" + file_codec<Index>::type_name() + ">"; }
-
-    static void write(const index& p, file_writer& w, const std::string& prefix) {
-        w.add(prefix + "domain", p.domain_.length.data(), D);
-        file_codec<Index>::write(p.base_, w, prefix + "base.");
-    }
-    static index read(const file_reader& r, const std::string& prefix) {
-        typename index::domain_type domain;
-        const section<T> length = r.get<T>(prefix + "domain", D);
-        for (std::size_t a = 0; a < D; ++a) domain.length[a] = length[a];
-        try {
-            domain.validate();
-        } catch (const std::invalid_argument& e) {
-            r.fail(std::string("damaged: ") + e.what());
-        }
-        index p(domain);
-        p.base_ = file_codec<Index>::read(r, prefix + "base.");
-        return p;
-    }
-};
-
-template <class T, std::size_t D, class Id>
-struct file_codec<dynamic_orthtree<T, D, Id>> {
-    using index = dynamic_orthtree<T, D, Id>;
-    using part = typename index::part;
-    using point_type = typename index::point_type;
-    static constexpr bool mappable = false;  // its parts change: open() loads it
-    static constexpr std::size_t meta_count = 6, part_meta_count = 2;
-    static std::string type_name() {
-        return "dynamic_orthtree<" + scalar_name<T>() + ", " + std::to_string(D) + ", " + id_name<Id>() + ">";
-    }
-
-    static void write(const index& x, file_writer& w, const std::string& prefix) {
-        const build_options& o = x.options_.tree;
-        w.add_copy(prefix + "meta", std::vector<std::uint64_t>{x.options_.tail_limit, o.leaf_size, o.max_depth,
-                                                               o.nearest_index ? 1u : 0u, x.live_, x.levels_.size()});
-        w.add_copy(prefix + "rebuild", std::vector<double>{x.options_.rebuild_fraction});
-        w.add(prefix + "where", x.where_.data(), x.where_.size());
-        w.add(prefix + "slot", x.slot_.data(), x.slot_.size());
-        w.add(prefix + "tail", x.tail_.data(), x.tail_.size());
-        w.add(prefix + "tail_points", x.tail_points_.data(), x.tail_points_.size());
-        write_part(x.snap_, w, prefix + "snap.");
-        for (std::size_t j = 0; j < x.levels_.size(); ++j) write_part(x.levels_[j], w, prefix + "level" + std::to_string(j) + ".");
-    }
-
-    static index read(const file_reader& r, const std::string& prefix) {
-        const section<std::uint64_t> m = r.get<std::uint64_t>(prefix + "meta", meta_count);
-        index x;
-        x.options_.tail_limit = file_reader::to_size(m[0]);
-        x.options_.tree.leaf_size = file_reader::to_size(m[1]);
-        x.options_.tree.max_depth = file_reader::to_size(m[2]);
-        x.options_.tree.nearest_index = m[3] != 0;
-        x.options_.rebuild_fraction = r.get<double>(prefix + "rebuild", 1)[0];
-        try {
-            x.check_options();
-        } catch (const std::exception& e) {
-            r.fail(std::string("damaged: ") + e.what());
-        }
-        x.live_ = file_reader::to_size(m[4]);
-        const std::size_t levels = file_reader::to_size(m[5]);
-        if (levels > 64) r.fail("damaged: " + std::to_string(m[5]) + " levels");
-        x.where_ = r.copy<unsigned char>(prefix + "where");
-        const std::size_t n = x.where_.size();
-        x.slot_ = r.copy<Id>(prefix + "slot", n);
-        x.tail_ = r.copy<Id>(prefix + "tail");
-        x.tail_points_ = r.copy<point_type>(prefix + "tail_points", x.tail_.size());
-        x.snap_ = read_part(r, prefix + "snap.", n);
-        for (std::size_t j = 0; j < levels; ++j) x.levels_.push_back(read_part(r, prefix + "level" + std::to_string(j) + ".", n));
-        check(r, x);
-        return x;
-    }
-
-private:
-    static void write_part(const part& p, file_writer& w, const std::string& prefix) {
-        w.add_copy(prefix + "meta", std::vector<std::uint64_t>{p.dead_count, p.stored});
-        w.add(prefix + "ids", p.ids.data(), p.ids.size());
-        w.add(prefix + "dead", p.dead.words().data(), p.dead.words().size());
-        file_codec<orthtree<T, D, Id>>::write(p.tree, w, prefix + "tree.");
-    }
-    static part read_part(const file_reader& r, const std::string& prefix, std::size_t id_bound) {
-        part p;
-        const section<std::uint64_t> m = r.get<std::uint64_t>(prefix + "meta", part_meta_count);
-        p.tree = file_codec<orthtree<T, D, Id>>::read(r, prefix + "tree.");
-        p.dead_count = file_reader::to_size(m[0]);
-        p.stored = file_reader::to_size(m[1]);
-        if (p.stored != p.tree.size() || p.dead_count > p.stored) r.fail("damaged: " + prefix + "meta disagrees with its tree");
-        const section<Id> ids = r.get<Id>(prefix + "ids");
-        if (ids.empty() ? p.stored > id_bound : ids.size() != p.stored)
-            r.fail("damaged: " + prefix + "ids does not fit the part");
-        for (std::size_t i = 0; i < ids.size(); ++i)  // increasing, as the builder gives them
-            if (ids[i] >= id_bound || (i != 0 && ids[i] <= ids[i - 1]))
-                r.fail("damaged: " + prefix + "ids are not increasing known ids");
-        p.ids.assign(ids.begin(), ids.end());
-        std::vector<std::uint64_t> dead = r.copy<std::uint64_t>(prefix + "dead", (p.stored + 63) / 64);
-        std::size_t marked = 0;
-        for (const std::uint64_t w : dead) marked += static_cast<std::size_t>(std::bitset<64>(w).count());
-        if (marked != p.dead_count) r.fail("damaged: " + prefix + "dead marks disagree with its count");
-        p.dead.assign_words(std::move(dead));
-        return p;
-    }
-    // Every live id's place holds it and nothing else holds a live id: its part's entry is
-    // not dead and maps back to it, or its tail entry is it; every entry not dead (and every
-    // tail entry) is the place of its id. So each live point is reported once, as built.
-    static void check(const file_reader& r, const index& x) {
-        const auto holds = [&](const part& p, unsigned tag) {
-            for (std::size_t pos = 0; pos < p.stored; ++pos) {
-                if (p.is_dead(static_cast<Id>(pos))) continue;
-                const std::size_t id = p.id_of(static_cast<Id>(pos));
-                if (x.where_[id] != tag || x.slot_[id] != pos) r.fail("damaged: an entry of a part is not its id's place");
-            }
-        };
-        holds(x.snap_, index::at_snapshot);
-        for (std::size_t j = 0; j < x.levels_.size(); ++j) holds(x.levels_[j], static_cast<unsigned>(index::in_level + j));
-        // The parts' coordinates are what a rebuild and a fold read back, and the tree they
-        // go to refuses a NaN or infinite one: so no part may hold one (no builder makes it).
-        const auto finite = [&](const part& p) {
-            const T* c = p.tree.data().coords_.data();
-            for (std::size_t i = 0, m = p.tree.size() * D; i < m; ++i)
-                if (!std::isfinite(c[i])) r.fail("damaged: a point of a part has a NaN or infinite coordinate");
-        };
-        finite(x.snap_);
-        for (const part& level : x.levels_) finite(level);
-        std::size_t live = 0;
-        for (std::size_t id = 0; id < x.where_.size(); ++id) {
-            const unsigned w = x.where_[id];
-            const std::size_t s = x.slot_[id];
-            const auto in = [&](const part& p) {
-                return s < p.stored && !p.is_dead(static_cast<Id>(s)) && p.id_of(static_cast<Id>(s)) == id;
-            };
-            const bool ok = w == index::erased || (w == index::at_snapshot && in(x.snap_)) ||
-                            (w == index::in_tail && s < x.tail_.size() && x.tail_[s] == id) ||
-                            (w >= index::in_level && w - index::in_level < x.levels_.size() &&
-                             in(x.levels_[w - index::in_level]));
-            if (!ok) r.fail("damaged: point " + std::to_string(id) + " has no place in the index");
-            live += w != index::erased;
-        }
-        if (live != x.live_) r.fail("damaged: the live count disagrees with the points");
-        for (std::size_t i = 0; i < x.tail_.size(); ++i) {
-            const Id id = x.tail_[i];
-            if (id >= x.where_.size() || x.where_[id] != index::in_tail || x.slot_[id] != i)
-                r.fail("damaged: the tail disagrees with its ids");
-            if (!is_finite(x.tail_points_[i]))  // a rebuild would refuse it
-                r.fail("damaged: point " + std::to_string(id) + " has a NaN or infinite coordinate");
-        }
-    }
+struct file_codec {
+    static constexpr bool mappable = file_mappable<Index>::value;
+    static std::string type_name() { return Index::file_type_name(); }
+    static void write(const Index& x, file_writer& w, const std::string& prefix) { x.write_sections(w, prefix); }
+    static Index read(const file_reader& r, const std::string& prefix) { return Index::read_sections(r, prefix); }
 };
 
 /// The whole file read into memory, 8-byte aligned (every section is 64-aligned in it).
@@ -876,7 +682,7 @@ inline std::shared_ptr<file_buffer> read_file(const std::string& path) {
 template <class Index>
 Index read_index(const std::string& path, const unsigned char* data, std::size_t size, std::shared_ptr<const void> keep,
                  bool verify, bool lazy = false) {
-    const file_reader r(path, data, size, std::move(keep), verify, !codec_mappable<file_codec<Index>>::value, lazy);
+    const file_reader r(path, data, size, std::move(keep), verify, !file_codec<Index>::mappable, lazy);
     const std::string want = file_codec<Index>::type_name();
     if (r.type() != want) r.fail("holds " + r.type() + ", asked for " + want);
     return file_codec<Index>::read(r, "");
@@ -1103,7 +909,7 @@ Index view_bytes(const void* data, std::size_t size, std::shared_ptr<const void>
 /// changes after it is read, is loaded, as load() does. Throws as load().
 template <class Index>
 Index open(const std::string& path, open_options options = {}) {
-    if constexpr (!detail::codec_mappable<detail::file_codec<Index>>::value) {
+    if constexpr (!detail::file_codec<Index>::mappable) {
         (void)options;
         return load<Index>(path);
     } else {

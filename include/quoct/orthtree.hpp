@@ -35,6 +35,7 @@
 
 #include "build_options.hpp"
 #include "detail/callback.hpp"
+#include "detail/file_names.hpp"
 #include "detail/knn.hpp"
 #include "detail/morton.hpp"
 #include "detail/orthtree_build.hpp"
@@ -50,9 +51,6 @@
 namespace quoct {
 
 namespace detail {
-
-template <class Index>
-struct file_codec;  // quoct/file.hpp: an index's data to and from a file
 
 /// The index of the lowest set bit of x, which is not 0.
 inline unsigned lowest_bit(std::uint64_t x) noexcept {
@@ -622,9 +620,21 @@ private:
     std::shared_ptr<id_lookup> lookup_;
 
     // Index files (quoct/file.hpp, through detail::file_codec) store the data's sections
-    // and make trees over data read back; they know nothing else of the tree.
+    // and make trees over data read back (detail/orthtree_data.hpp writes and checks them);
+    // they know nothing else of the tree.
     template <class>
     friend struct detail::file_codec;
+    static std::string file_type_name() {
+        return "orthtree<" + detail::scalar_name<T>() + ", " + std::to_string(D) + ", " + detail::id_name<Id>() + ">";
+    }
+    template <class Writer>
+    void write_sections(Writer& w, const std::string& prefix) const {
+        data().write_sections(w, prefix);
+    }
+    template <class Reader>
+    static orthtree read_sections(const Reader& r, const std::string& prefix) {
+        return orthtree(data_type::read_sections(r, prefix));
+    }
     const data_type& data() const noexcept { return *this; }
     explicit orthtree(data_type data) : data_type(std::move(data)) {
         if (size_ != 0) lookup_ = std::make_shared<id_lookup>();

@@ -367,6 +367,8 @@ public:
     using domain_type = periodic_domain<scalar_type, dimension>;  ///< the periodic domain
     using neighbor_type = quoct::neighbor<scalar_type, id_type>;  ///< one result of nearest()
     ///@}
+    /// Whether quoct::open maps this index's file (as its base index's), or loads it.
+    static constexpr bool file_mappable = detail::file_mappable<Index>::value;
 
 private:
     using T = scalar_type;
@@ -553,8 +555,35 @@ private:
             });
     }
 
+    // Its saved form (quoct/file.hpp reads and writes it through detail::file_codec): the
+    // domain's lengths under "domain", checked as the constructor checks them, and the base
+    // index under "base.".
     template <class>
-    friend struct detail::file_codec;  // quoct/file.hpp
+    friend struct detail::file_codec;
+    template <class Base = Index>  // (a template: a class instantiated whole needs no file code)
+    static std::string file_type_name() {
+        return "periodic_index<" + detail::file_codec<Base>::type_name() + ">";
+    }
+    template <class Writer>
+    void write_sections(Writer& w, const std::string& prefix) const {
+        w.add(prefix + "domain", domain_.length.data(), D);
+        detail::file_codec<Index>::write(base_, w, prefix + "base.");
+    }
+    template <class Reader>
+    static periodic_index read_sections(const Reader& r, const std::string& prefix) {
+        domain_type domain;
+        const detail::section<T> length = r.template get<T>(prefix + "domain", D);
+        for (std::size_t a = 0; a < D; ++a) domain.length[a] = length[a];
+        try {
+            domain.validate();
+        } catch (const std::invalid_argument& e) {
+            r.fail(std::string("damaged: ") + e.what());
+        }
+        periodic_index p(domain);
+        p.base_ = detail::file_codec<Index>::read(r, prefix + "base.");
+        return p;
+    }
+
     domain_type domain_;
     Index base_;
 };

@@ -182,6 +182,47 @@ TEST_CASE("build_file: more runs than merge at once, and the opened file answers
     }
 }
 
+// More than 2^32 points would need more than 100 GB of disk here. The id and count
+// arithmetic is one template over Id, so 16-bit ids filled to the most an orthtree numbers
+// (max / 2 points: a node's skip runs to about twice the points) test it where it would
+// overflow first: every id and node offset near the top of its type, many runs and parts.
+TEST_CASE("build_file: ids up to the top of their type, and one point more refused", "[file][build_file]") {
+    using Id = std::uint16_t;
+    constexpr std::size_t most = std::numeric_limits<Id>::max() / 2;
+    temp_dir dir;
+    const std::string path = dir / "t.quoct";
+    SECTION("the most points: the bytes save() writes, and queries on the opened file as brute force") {
+        const points<double, 3> pts = clustered_points<double, 3>(most, 21);
+        CHECK(built<double, 3, Id>(pts, path, {}) == quoct::to_bytes(quoct::octree<double, Id>(pts)));
+        const auto lazy = quoct::open<quoct::octree<double, Id>>(path);
+        rng r(22);
+        for (int q = 0; q < 10; ++q) {
+            const std::size_t at = most - 1 - static_cast<std::size_t>(r.uniform(0, 100));  // ids at the top
+            const quoct::ball<double, 3> b{pts[at], r.uniform(0, 0.3)};
+            const std::vector<Id> got = sorted(lazy.query(b));
+            CHECK(got == brute_ball<Id>(pts, b));
+            CHECK(std::find(got.begin(), got.end(), static_cast<Id>(at)) != got.end());
+            std::vector<quoct::neighbor<double, Id>> near;
+            lazy.nearest(pts[at], 5, near);
+            CHECK(neighbor_diff(near, brute_nearest<Id>(pts, pts[at], 5)) == "");
+        }
+        std::vector<bool> seen(most, false);
+        const Id* ids = lazy.stored_ids();
+        for (std::size_t i = 0; i < most; ++i) seen[ids[i]] = true;
+        CHECK(std::count(seen.begin(), seen.end(), true) == static_cast<std::ptrdiff_t>(most));
+    }
+    SECTION("one point more: std::length_error, naming the count, and the target as it was") {
+        quoct::save(quoct::octree<double, Id>(uniform_points<double, 3>(10, 23)), path);
+        const std::vector<unsigned char> before = bytes_of(path);
+        const points<double, 3> pts = uniform_points<double, 3>(most + 1, 24);
+        CHECK_THROWS_AS((quoct::octree<double, Id>(pts)), std::length_error);
+        CHECK_THROWS_WITH((built<double, 3, Id>(pts, path, {})), Contains(std::to_string(most + 1) + " points"));
+        CHECK_THROWS_AS((built<double, 3, Id>(pts, path, {})), std::length_error);
+        CHECK(bytes_of(path) == before);
+        CHECK(dir.names() == std::vector<std::string>{"t.quoct"});
+    }
+}
+
 TEST_CASE("build_file: bad points and bad options leave the target as it was", "[file][build_file]") {
     temp_dir dir;
     const std::string path = dir / "t.quoct";

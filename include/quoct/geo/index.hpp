@@ -474,9 +474,27 @@ private:
         return true;
     }
 
-    // Sections, owned when built here or views of a mapped file (quoct/file.hpp).
+    // Its saved form (quoct/file.hpp reads and writes it through detail::file_codec): the
+    // points under "lonlat", the tree under "tree.". (The tree's ids index the lon/lat
+    // arrays: the tree's own checks bound them. A `unit` section, written by earlier
+    // versions, is not read.)
     template <class>
     friend struct quoct::detail::file_codec;
+    static std::string file_type_name() { return "geo::index<" + quoct::detail::id_name<Id>() + ">"; }
+    template <class Writer>
+    void write_sections(Writer& w, const std::string& prefix) const {
+        w.add(prefix + "lonlat", where_.data(), where_.size());
+        quoct::detail::file_codec<octree<double, Id>>::write(tree_, w, prefix + "tree.");
+    }
+    template <class Reader>
+    static index read_sections(const Reader& r, const std::string& prefix) {
+        index g;
+        g.tree_ = quoct::detail::file_codec<octree<double, Id>>::read(r, prefix + "tree.");
+        g.where_ = r.template get<lonlat>(prefix + "lonlat", g.tree_.size());
+        return g;
+    }
+
+    // Sections, owned when built here or views of a mapped file (quoct/file.hpp).
     quoct::detail::section<lonlat> where_;        // by id, as given
     octree<double, Id> tree_;                     // over unit_vector(where_[id]), id by id
 };

@@ -47,6 +47,7 @@ namespace detail {
 /// (docs/file-format.md lists the sections).
 template <>
 struct file_codec<io::location_index> {
+    static constexpr bool mappable = true;
     static std::string type_name();
     static void write(const io::location_index& x, file_writer& w, const std::string& prefix);
     static io::location_index read(const file_reader& r, const std::string& prefix);
