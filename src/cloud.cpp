@@ -4,6 +4,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <fstream>
+#include <istream>
+#include <limits>
+#include <memory>
 #include <optional>
 #include <string_view>
 
@@ -47,6 +51,70 @@ private:
     std::string_view text_;
     std::size_t pos_;
     std::size_t number_ = 0;
+};
+
+// A stream read a piece at a time, handed out as lines or as bytes from a buffer of about
+// one piece (grown to hold the longest line or value asked for): what the readers below hold
+// of a file, whatever its size.
+class piece_reader {
+public:
+    piece_reader(std::istream& in, std::string source, std::size_t piece)
+        : in_(&in), source_(std::move(source)), buf_(std::max<std::size_t>(piece, 16)) {}
+    // The next line without its '\n' (valid until the next call); false at the end.
+    bool next_line(std::string_view& line) {
+        for (std::size_t from = pos_;;) {
+            const void* nl = std::memchr(buf_.data() + from, '\n', end_ - from);
+            if (nl || (eof_ && pos_ != end_)) {
+                const std::size_t stop = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - buf_.data()) : end_;
+                line = std::string_view(buf_.data() + pos_, stop - pos_);
+                pos_ = std::min(stop + 1, end_);
+                ++lines_;
+                return true;
+            }
+            if (eof_) return false;
+            from = end_ - pos_;  // (where the search goes on once fill() moves the rest to the front)
+            fill();
+        }
+    }
+    // The next n bytes (valid until the next call), or null when the stream ends first.
+    const unsigned char* take(std::size_t n) {
+        while (end_ - pos_ < n && !eof_) fill(n);
+        if (end_ - pos_ < n) return nullptr;
+        const auto* p = reinterpret_cast<const unsigned char*>(buf_.data() + pos_);
+        pos_ += n;
+        return p;
+    }
+    // Reads past n bytes; false when the stream ends first.
+    bool skip(std::uint64_t n) {
+        for (;;) {
+            const std::size_t here = static_cast<std::size_t>(std::min<std::uint64_t>(n, end_ - pos_));
+            pos_ += here, n -= here;
+            if (n == 0) return true;
+            if (eof_) return false;
+            fill();
+        }
+    }
+    // Lines handed out so far: the last one's number.
+    std::size_t line_number() const noexcept { return lines_; }
+
+private:
+    // Moves what is left to the front and reads more after it: a piece, or at least `need`
+    // bytes in all (the buffer grown when what is left fills it).
+    void fill(std::size_t need = 0) {
+        std::memmove(buf_.data(), buf_.data() + pos_, end_ - pos_);
+        end_ -= pos_, pos_ = 0;
+        if (end_ == buf_.size() || need > buf_.size()) buf_.resize(std::max(2 * buf_.size(), need));
+        in_->read(buf_.data() + end_, static_cast<std::streamsize>(buf_.size() - end_));
+        const auto got = static_cast<std::size_t>(in_->gcount());
+        if (in_->bad()) throw parse_error(source_, 0, "cannot read the file");
+        end_ += got;
+        if (got == 0 || in_->eof()) eof_ = true;
+    }
+    std::istream* in_;
+    std::string source_;
+    std::vector<char> buf_;
+    std::size_t pos_ = 0, end_ = 0, lines_ = 0;
+    bool eof_ = false;
 };
 
 // The value of `token`, or parse_error naming it what() when it is not a finite number. The
@@ -157,6 +225,8 @@ ply_header parse_ply_header(std::string_view text, const std::string& source) {
             const std::optional<double> count = parse_number(tok[2]);
             if (!count || *count < 0 || *count != std::floor(*count))
                 throw parse_error(source, n, "element count '" + std::string(tok[2]) + "' is not a whole number");
+            if (*count >= 0x1p64)
+                throw parse_error(source, n, "element count '" + std::string(tok[2]) + "' is beyond 2^64");
             h.elements.push_back({std::string(tok[1]), static_cast<std::size_t>(*count), {}});
         } else if (tok[0] == "property") {
             if (h.elements.empty()) throw parse_error(source, n, "a PLY property comes before any element");
@@ -235,88 +305,6 @@ void check_finite(const ply_element& el, const std::vector<double>& values, cons
                                   "' is not a finite number");
 }
 
-void read_ply_ascii(std::string_view text, const ply_header& h, const vertex_layout& v, const std::string& source,
-                    point_cloud& out) {
-    lines in(text, h.data_start);
-    std::string_view line;
-    std::vector<std::string_view> tok;
-    std::vector<double> values;
-    for (std::size_t e = 0; e <= v.element; ++e) {
-        const ply_element& el = h.elements[e];
-        for (std::size_t i = 0; i < el.count; ++i) {
-            do {
-                if (!in.next(line))
-                    throw parse_error(source, 0,
-                                      el.name + " " + std::to_string(i) + ": the file ends early (the header promises " +
-                                          std::to_string(el.count) + ")");
-                split(line, false, tok);
-            } while (tok.empty());
-            const std::size_t n = h.lines + in.number();
-            if (e != v.element) continue;  // another element: one line each, skipped
-            values.assign(el.properties.size(), 0.0);
-            std::size_t t = 0;
-            for (std::size_t p = 0; p < el.properties.size(); ++p) {
-                const ply_property& prop = el.properties[p];
-                const auto take = [&]() -> double {
-                    if (t == tok.size())
-                        throw parse_error(source, n, el.name + " " + std::to_string(i) + ": too few values");
-                    return finite_number(tok[t++], source, n, [&] {
-                        return el.name + " " + std::to_string(i) + ": property '" + prop.name + "'";
-                    });
-                };
-                if (!prop.list) {
-                    values[p] = take();
-                    continue;
-                }
-                const double count = take();
-                if (count < 0 || count != std::floor(count))
-                    throw parse_error(source, n, el.name + " " + std::to_string(i) + ": bad list length");
-                for (double k = 0; k < count; ++k) take();
-            }
-            if (t != tok.size()) throw parse_error(source, n, el.name + " " + std::to_string(i) + ": too many values");
-            store_vertex(v, values, out);
-        }
-    }
-}
-
-void read_ply_binary(std::string_view text, const ply_header& h, const vertex_layout& v, const std::string& source,
-                     point_cloud& out) {
-    const auto* data = reinterpret_cast<const unsigned char*>(text.data());
-    std::size_t pos = h.data_start;
-    std::vector<double> values;
-    for (std::size_t e = 0; e <= v.element; ++e) {
-        const ply_element& el = h.elements[e];
-        for (std::size_t i = 0; i < el.count; ++i) {
-            const auto need = [&](std::size_t bytes) {
-                if (text.size() - pos < bytes)
-                    throw parse_error(source, 0,
-                                      el.name + " " + std::to_string(i) + ": the file ends early (the header promises " +
-                                          std::to_string(el.count) + ")");
-            };
-            values.assign(el.properties.size(), 0.0);
-            for (std::size_t p = 0; p < el.properties.size(); ++p) {
-                const ply_property& prop = el.properties[p];
-                if (!prop.list) {
-                    need(size_of(prop.type));
-                    values[p] = decode(data + pos, prop.type);
-                    pos += size_of(prop.type);
-                    continue;
-                }
-                need(size_of(prop.count_type));
-                const double count = decode(data + pos, prop.count_type);
-                pos += size_of(prop.count_type);
-                if (count < 0) throw parse_error(source, 0, el.name + " " + std::to_string(i) + ": negative list length");
-                const std::size_t bytes = static_cast<std::size_t>(count) * size_of(prop.type);
-                need(bytes);
-                pos += bytes;
-            }
-            if (e != v.element) continue;
-            check_finite(el, values, source, 0, i);
-            store_vertex(v, values, out);
-        }
-    }
-}
-
 }  // namespace
 
 std::vector<point<double, 3>> point_cloud::points() const {
@@ -325,23 +313,52 @@ std::vector<point<double, 3>> point_cloud::points() const {
     return pts;
 }
 
-point_cloud read_xyz(std::istream& in, const std::string& source) {
-    const std::string text = detail::read_all(in, source);
-    point_cloud out;
-    out.source = source;
-    lines rows(text);
-    std::string_view line;
+// --- the readers: a file a chunk at a time ----------------------------------------------------
+
+// The bytes `in` holds from where it is, where it can tell (a file); else 0.
+std::uint64_t stream_bytes(std::istream& in) {
+    const std::istream::pos_type start = in.tellg();
+    if (start == std::istream::pos_type(-1) || !in.seekg(0, std::ios::end)) return in.clear(), 0;
+    const std::istream::pos_type end = in.tellg();
+    in.seekg(start);
+    return end != std::istream::pos_type(-1) && end >= start ? static_cast<std::uint64_t>(end - start) : 0;
+}
+
+// The chunk a read() fills: emptied, named, its property names set.
+void start_chunk(point_cloud& chunk, const std::string& source, const std::vector<std::string>& names) {
+    chunk.source = source;
+    chunk.property_names = names;
+    chunk.xyz.clear();
+    chunk.properties.clear();
+}
+
+struct xyz_reader::impl {
+    std::ifstream file;  // when opened by path
+    piece_reader in;
+    std::string source;
+    std::size_t width = 0;  // numbers per point line, from the first
+    std::vector<std::string> names;
     std::vector<std::string_view> tok;
-    std::size_t width = 0;
-    while (rows.next(line)) {
-        split(line, true, tok);
-        if (tok.empty() || tok[0].front() == '#') continue;
-        const std::size_t n = rows.number();
+    std::uint64_t done = 0;
+    bool ended = false;
+
+    impl(std::istream& stream, std::string name, std::size_t piece) : in(stream, name, piece), source(std::move(name)) {}
+    impl(const std::string& path, std::size_t piece) : file(detail::open_file(path)), in(file, path, piece), source(path) {}
+
+    // Reads one point line into `chunk`; false at the end.
+    bool next(point_cloud& chunk) {
+        std::string_view line;
+        do {
+            if (!in.next_line(line)) return false;
+            split(line, true, tok);
+        } while (tok.empty() || tok[0].front() == '#');
+        const std::size_t n = in.line_number();
         if (width == 0) {
             if (tok.size() < 3)
                 throw parse_error(source, n, "expected at least 3 numbers (x y z), found " + std::to_string(tok.size()));
             width = tok.size();
-            for (std::size_t c = 3; c < width; ++c) out.property_names.push_back("column" + std::to_string(c + 1));
+            for (std::size_t c = 3; c < width; ++c) names.push_back("column" + std::to_string(c + 1));
+            chunk.property_names = names;
         } else if (tok.size() != width) {
             throw parse_error(source, n,
                               "expected " + std::to_string(width) + " numbers as on the first point line, found " +
@@ -349,38 +366,196 @@ point_cloud read_xyz(std::istream& in, const std::string& source) {
         }
         for (std::size_t c = 0; c < width; ++c) {
             const double v = finite_number(tok[c], source, n, [c] { return "column " + std::to_string(c + 1); });
-            (c < 3 ? out.xyz : out.properties).push_back(v);
+            (c < 3 ? chunk.xyz : chunk.properties).push_back(v);
+        }
+        return true;
+    }
+};
+
+xyz_reader::xyz_reader(const std::string& path, std::size_t piece_bytes) : impl_(std::make_unique<impl>(path, piece_bytes)) {}
+xyz_reader::xyz_reader(std::istream& in, const std::string& source, std::size_t piece_bytes)
+    : impl_(std::make_unique<impl>(in, source, piece_bytes)) {}
+xyz_reader::xyz_reader(xyz_reader&&) noexcept = default;
+xyz_reader& xyz_reader::operator=(xyz_reader&&) noexcept = default;
+xyz_reader::~xyz_reader() = default;
+
+std::size_t xyz_reader::read(point_cloud& chunk, std::size_t max_points) {
+    impl& r = *impl_;
+    start_chunk(chunk, r.source, r.names);
+    std::size_t k = 0;
+    while (k < std::max<std::size_t>(max_points, 1) && !r.ended) {
+        if (r.next(chunk)) ++k;
+        else r.ended = true;
+    }
+    if (r.ended && r.width == 0) throw parse_error(r.source, 0, "no points (expected lines of 'x y z')");
+    r.done += k;
+    return k;
+}
+
+std::uint64_t xyz_reader::points_read() const noexcept { return impl_->done; }
+
+struct ply_reader::impl {
+    std::ifstream file;
+    piece_reader in;
+    std::string source;
+    ply_header h;
+    vertex_layout v;
+    std::vector<std::string> names;
+    std::size_t element = 0, index = 0;  // the next record
+    std::vector<std::string_view> tok;
+    std::vector<double> values;
+    std::uint64_t done = 0;
+    std::uint64_t bytes = 0;        // the stream's bytes, where it can tell (else 0)
+    std::size_t record_bytes = 1;   // the least a vertex record takes
+
+    impl(std::istream& stream, std::string name, std::size_t piece) : in(stream, name, piece), source(std::move(name)) {
+        start(stream);
+    }
+    impl(const std::string& path, std::size_t piece) : file(detail::open_file(path)), in(file, path, piece), source(path) {
+        start(file);
+    }
+    std::uint64_t point_count() const noexcept { return h.elements[v.element].count; }
+
+    // Reads the header: its lines up to end_header (or the first line, when that is not
+    // "ply": the file is refused from it), parsed as a text of its own.
+    void start(std::istream& stream) {
+        bytes = stream_bytes(stream);
+        std::string text;
+        std::string_view line;
+        constexpr std::size_t most = std::size_t{64} << 20;
+        while (in.next_line(line)) {
+            text.append(line.data(), line.size()).push_back('\n');
+            split(line, false, tok);
+            if (in.line_number() == 1 ? tok.size() != 1 || tok[0] != "ply" : !tok.empty() && tok[0] == "end_header") break;
+            if (text.size() > most)
+                throw parse_error(source, in.line_number(), "the PLY header has no 'end_header' in its first 64 MiB");
+        }
+        h = parse_ply_header(text, source);
+        point_cloud names_of;
+        v = find_vertices(h, source, names_of);
+        names = std::move(names_of.property_names);
+        if (h.binary) {
+            record_bytes = 0;
+            for (const ply_property& p : h.elements[v.element].properties) record_bytes += size_of(p.list ? p.count_type : p.type);
         }
     }
-    if (width == 0) throw parse_error(source, 0, "no points (expected lines of 'x y z')");
-    return out;
-}
 
-point_cloud read_xyz(const std::string& path) {
-    std::ifstream in = detail::open_file(path);
-    return read_xyz(in, path);
-}
-
-point_cloud read_ply(std::istream& in, const std::string& source) {
-    const std::string text = detail::read_all(in, source);
-    const ply_header h = parse_ply_header(text, source);
-    point_cloud out;
-    out.source = source;
-    const vertex_layout v = find_vertices(h, source, out);
-    const std::size_t n = h.elements[v.element].count;
-    if (n <= text.size()) {  // a count no file could hold is caught as an early end instead
-        out.xyz.reserve(3 * n);
-        out.properties.reserve(v.others.size() * n);
+    [[noreturn]] void ends_early(const ply_element& el) const {
+        throw parse_error(source, 0,
+                          el.name + " " + std::to_string(index) + ": the file ends early (the header promises " +
+                              std::to_string(el.count) + ")");
     }
-    if (h.binary) read_ply_binary(text, h, v, source, out);
-    else read_ply_ascii(text, h, v, source, out);
-    return out;
+
+    // Reads the next record of `el` into values (its scalars; lists read past).
+    void record(const ply_element& el) {
+        values.assign(el.properties.size(), 0.0);
+        if (h.binary) binary_record(el);
+        else ascii_record(el);
+    }
+
+    void ascii_record(const ply_element& el) {
+        std::string_view line;
+        do {
+            if (!in.next_line(line)) ends_early(el);
+            split(line, false, tok);
+        } while (tok.empty());
+        if (element != v.element) return;  // another element: one line each, skipped
+        const std::size_t n = in.line_number();
+        const std::string what = el.name + " " + std::to_string(index);
+        std::size_t t = 0;
+        for (std::size_t p = 0; p < el.properties.size(); ++p) {
+            const ply_property& prop = el.properties[p];
+            const auto take = [&]() -> double {
+                if (t == tok.size()) throw parse_error(source, n, what + ": too few values");
+                return finite_number(tok[t++], source, n, [&] { return what + ": property '" + prop.name + "'"; });
+            };
+            if (!prop.list) {
+                values[p] = take();
+                continue;
+            }
+            const double count = take();
+            if (count < 0 || count != std::floor(count)) throw parse_error(source, n, what + ": bad list length");
+            for (double k = 0; k < count; ++k) take();
+        }
+        if (t != tok.size()) throw parse_error(source, n, what + ": too many values");
+    }
+
+    void binary_record(const ply_element& el) {
+        for (std::size_t p = 0; p < el.properties.size(); ++p) {
+            const ply_property& prop = el.properties[p];
+            const unsigned char* at = in.take(size_of(prop.list ? prop.count_type : prop.type));
+            if (!at) ends_early(el);
+            if (!prop.list) {
+                values[p] = decode(at, prop.type);
+                continue;
+            }
+            const double count = decode(at, prop.count_type);
+            if (count < 0) throw parse_error(source, 0, el.name + " " + std::to_string(index) + ": negative list length");
+            if (!in.skip(static_cast<std::uint64_t>(count) * size_of(prop.type))) ends_early(el);
+        }
+        if (element == v.element) check_finite(el, values, source, 0, index);
+    }
+
+    // Reads the next vertex into `chunk`, past the elements before the vertices; false at
+    // the end of the vertices (what follows them is not read).
+    bool next(point_cloud& chunk) {
+        for (; element <= v.element; ++element, index = 0) {
+            const ply_element& el = h.elements[element];
+            for (; index < el.count; ++index) {
+                record(el);
+                if (element == v.element) {
+                    store_vertex(v, values, chunk);
+                    ++index;
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+};
+
+ply_reader::ply_reader(const std::string& path, std::size_t piece_bytes) : impl_(std::make_unique<impl>(path, piece_bytes)) {}
+ply_reader::ply_reader(std::istream& in, const std::string& source, std::size_t piece_bytes)
+    : impl_(std::make_unique<impl>(in, source, piece_bytes)) {}
+ply_reader::ply_reader(ply_reader&&) noexcept = default;
+ply_reader& ply_reader::operator=(ply_reader&&) noexcept = default;
+ply_reader::~ply_reader() = default;
+
+std::size_t ply_reader::read(point_cloud& chunk, std::size_t max_points) {
+    impl& r = *impl_;
+    start_chunk(chunk, r.source, r.names);
+    max_points = std::max<std::size_t>(max_points, 1);
+    // Room for the points at once where the file can hold them (a damaged count cannot make
+    // a large allocation: the records take a byte each at least).
+    const std::uint64_t left = std::min<std::uint64_t>(r.point_count() - r.done, r.bytes / std::max<std::size_t>(r.record_bytes, 1));
+    if (max_points >= left && left != 0) {
+        chunk.xyz.reserve(3 * left);
+        chunk.properties.reserve(r.v.others.size() * left);
+    }
+    std::size_t k = 0;
+    while (k < max_points && r.next(chunk)) ++k;
+    r.done += k;
+    return k;
 }
 
-point_cloud read_ply(const std::string& path) {
-    std::ifstream in = detail::open_file(path);
-    return read_ply(in, path);
+std::uint64_t ply_reader::points_read() const noexcept { return impl_->done; }
+
+std::uint64_t ply_reader::point_count() const noexcept { return impl_->point_count(); }
+
+namespace {
+// Every point of a reader, in one chunk.
+template <class Reader>
+point_cloud read_whole(Reader&& r) {
+    point_cloud out;
+    r.read(out, std::numeric_limits<std::size_t>::max());
+    return out;
 }
+}  // namespace
+
+point_cloud read_xyz(std::istream& in, const std::string& source) { return read_whole(xyz_reader(in, source)); }
+point_cloud read_xyz(const std::string& path) { return read_whole(xyz_reader(path)); }
+point_cloud read_ply(std::istream& in, const std::string& source) { return read_whole(ply_reader(in, source)); }
+point_cloud read_ply(const std::string& path) { return read_whole(ply_reader(path)); }
 
 }  // namespace io
 }  // namespace quoct

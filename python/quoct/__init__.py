@@ -433,14 +433,15 @@ class Tree:
         one ``Tree(points, leafsize, dtype=dtype).save(path)`` writes, byte for byte; ids
         are row numbers. Returns None: ``Tree.load(path)`` opens it.
 
-        source : a LAS file's path (str or path-like; x, y, z as float64), or an array of
+        source : the path of a LAS, PLY or XYZ file (str or path-like; by its extension,
+            ``.ply`` and ``.xyz`` in any case, else LAS; x, y, z as float64), or an array of
             shape (n, 2) or (n, 3) of any dtype numpy converts, a ``numpy.memmap`` of a file
             bigger than memory included: it is read twice, a chunk of rows at a time, and
             must not change meanwhile.
         temp_dir : where the temporary files go (default: beside ``path``); they take about
             twice the points' size and are removed whatever happens.
 
-        Raises ValueError (a NaN or infinite coordinate, naming the row; a damaged LAS file;
+        Raises ValueError (a NaN or infinite coordinate, naming the row; a damaged LAS, PLY or XYZ file;
         a wrong shape; more than 2**31 points, which the C++ library indexes with 64-bit
         ids), and :class:`FileError` (the target or a temporary file cannot be written, as on
         a full disk; the source changed between its readings), leaving any old file at

@@ -10,6 +10,7 @@
 #include <pybind11/pybind11.h>
 
 #include <quoct/build_file.hpp>
+#include <quoct/io/cloud.hpp>
 #include <quoct/io/las.hpp>
 
 #include "common.hpp"
@@ -75,9 +76,21 @@ void bind_build_file(py::module_& m) {
             o.temp_dir = temp_dir;
             if (leafsize != 0) o.tree.leaf_size = leafsize;
             if (py::isinstance<py::str>(source)) {
-                if (float32) throw py::value_error("a LAS file builds a float64 tree");
-                quoct::io::las_points in(source.cast<std::string>());
-                build<double, 3>(in, path, o);
+                if (float32) throw py::value_error("a LAS, PLY or XYZ file builds a float64 tree");
+                const std::string file = source.cast<std::string>();
+                const std::size_t dot = file.find_last_of("./");
+                std::string ext = dot != std::string::npos && file[dot] == '.' ? file.substr(dot) : "";
+                for (char& ch : ext) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+                if (ext == ".ply") {
+                    quoct::io::ply_points in(file);
+                    build<double, 3>(in, path, o);
+                } else if (ext == ".xyz") {
+                    quoct::io::xyz_points in(file);
+                    build<double, 3>(in, path, o);
+                } else {
+                    quoct::io::las_points in(file);
+                    build<double, 3>(in, path, o);
+                }
                 return;
             }
             const py::tuple shape = source.attr("shape");

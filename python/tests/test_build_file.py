@@ -1,5 +1,5 @@
 """quoct.Tree.build_file against Tree(...).save: the same file, byte for byte, from arrays,
-numpy memmaps and LAS files (written here from the specification's tables), within the
+numpy memmaps, LAS files (written here from the specification's tables), PLY and XYZ files, within the
 smallest memory limit (many sorted runs, the tree built in parts); the errors a user meets
 leave any old file as it was."""
 
@@ -54,6 +54,26 @@ def test_a_las_file_gives_the_file_of_its_points(tmp_path):
     las.write_bytes(las_bytes(rec, 1, 2, scale, offset, xyz.min(axis=0), xyz.max(axis=0)))
     quoct.Tree.build_file(las, tmp_path / "cloud.quoct", memory_limit=0)
     assert (tmp_path / "cloud.quoct").read_bytes() == saved(quoct.Tree(xyz), tmp_path / "saved.quoct")
+
+
+def test_ply_and_xyz_files_give_the_file_of_their_points(tmp_path):
+    rng = np.random.default_rng(12)
+    xyz = rng.integers(-4000, 4000, size=(12000, 3)) / 8  # dyadic: exact in text and float32
+    text = tmp_path / "cloud.XYZ"
+    np.savetxt(text, xyz, fmt="%.17g", header="x y z")
+    ply = tmp_path / "cloud.ply"
+    ply.write_bytes(b"ply\nformat binary_little_endian 1.0\nelement vertex %d\n" % len(xyz) +
+                    b"property float x\nproperty float y\nproperty float z\nend_header\n" +
+                    xyz.astype("<f4").tobytes())
+    want = saved(quoct.Tree(xyz), tmp_path / "saved.quoct")
+    for source in (text, ply):
+        quoct.Tree.build_file(source, tmp_path / "built.quoct", memory_limit=0)
+        assert (tmp_path / "built.quoct").read_bytes() == want
+    bad = tmp_path / "bad.xyz"
+    bad.write_text("1 2 3\n4 5 x\n")
+    with pytest.raises(ValueError, match="bad.xyz:2"):
+        quoct.Tree.build_file(bad, tmp_path / "bad.quoct")
+    assert not (tmp_path / "bad.quoct").exists()
 
 
 def test_errors_leave_the_old_file(tmp_path):

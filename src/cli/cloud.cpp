@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
 #include <iostream>
 #include <limits>
 #include <stdexcept>
@@ -92,14 +93,34 @@ private:
     clock::time_point start_, stage_start_, last_;
 };
 
+// The extension of `path`, lower case ("" if none).
+std::string extension(const std::string& path) {
+    const std::size_t dot = path.find_last_of("./");
+    if (dot == std::string::npos || path[dot] != '.') return "";
+    std::string ext = path.substr(dot);
+    for (char& ch : ext) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return ext;
+}
+
+// Builds the index file of `file` (LAS, PLY or XYZ) with Id ids; returns its point count.
 template <class Id>
-void build_index(const std::string& file, const std::string& output, const cloud_args& a, progress_line& line) {
-    io::las_points in(file);
+std::uint64_t build_index(const std::string& file, const std::string& output, const cloud_args& a, progress_line& line) {
     build_file_options o;
     o.memory_limit = parse_memory(a.memory);
     o.temp_dir = a.temp_dir;
     o.progress = [&line](const build_progress& p) { line(p); };
-    build_file<octree<double, Id>>(in, output, o);
+    const std::string ext = extension(file);
+    if (ext == ".ply") {
+        io::ply_points in(file);
+        build_file<octree<double, Id>>(in, output, o);
+    } else if (ext == ".xyz") {
+        io::xyz_points in(file);
+        build_file<octree<double, Id>>(in, output, o);
+    } else {
+        io::las_points in(file);
+        build_file<octree<double, Id>>(in, output, o);
+    }
+    return open<octree<double, Id>>(output).size();
 }
 
 // A point cloud to query: in memory (from a point file) or mapped (an index file).
@@ -127,12 +148,11 @@ cloud load_cloud(const cloud_args& a) {
                                      "octree<double, 3, uint64> files (quoct index cloud.las -o FILE)");
         return c;
     }
-    const std::string ext = a.file.size() >= 4 ? a.file.substr(a.file.size() - 4) : "";
     if (kind == file_kind::las) {
         c.points = io::read_las(a.file, {a.fields, true});
-    } else if (ext == ".ply" || ext == ".PLY" || ext == ".xyz" || ext == ".XYZ") {
+    } else if (is_point_file(a.file)) {
         if (!a.fields.empty()) throw std::invalid_argument(a.file + ": --fields reads LAS files");
-        c.points = ext == ".ply" || ext == ".PLY" ? io::read_ply(a.file) : io::read_xyz(a.file);
+        c.points = extension(a.file) == ".ply" ? io::read_ply(a.file) : io::read_xyz(a.file);
     } else {
         throw std::invalid_argument(a.file + ": neither a LAS, PLY or XYZ file nor an octree index file");
     }
@@ -261,21 +281,30 @@ cloud_commands add_cloud_commands(CLI::App& app, CLI::App& index, cloud_args& a)
     return cmd;
 }
 
+bool is_point_file(const std::string& path) {
+    const std::string ext = extension(path);
+    return ext == ".ply" || ext == ".xyz";
+}
+
 int run_cloud_index(const std::string& file, const std::string& output, const cloud_args& a) {
     if (output.empty()) throw std::invalid_argument(file + ": give -o FILE, the index file to write");
-    const io::las_header h = io::read_las_header(file);
+    // The most points the file can hold: the ids' width.
+    const std::string ext = extension(file);
+    const std::uint64_t most = ext == ".ply"   ? io::ply_reader(file).point_count()
+                               : ext == ".xyz" ? (static_cast<std::uint64_t>(std::filesystem::file_size(file)) + 1) / 6
+                                               : io::read_las_header(file).point_count;
+    const bool wide = most > std::numeric_limits<std::uint32_t>::max() / 2;
     progress_line line;
-    const bool wide = h.point_count > std::numeric_limits<std::uint32_t>::max() / 2;
+    std::uint64_t count = 0;
     try {
-        if (wide) build_index<std::uint64_t>(file, output, a, line);
-        else build_index<std::uint32_t>(file, output, a, line);
+        count = wide ? build_index<std::uint64_t>(file, output, a, line) : build_index<std::uint32_t>(file, output, a, line);
     } catch (...) {
         line.clear();
         throw;
     }
     line.clear();
     const file_info info = read_file_info(output);
-    std::cout << output << ": " << info.type << ", " << h.point_count << " points, " << info.bytes << " bytes, built in "
+    std::cout << output << ": " << info.type << ", " << count << " points, " << info.bytes << " bytes, built in "
               << number(std::round(line.seconds() * 100) / 100) << " s\n";
     std::cout.flush();
     return std::cout ? 0 : 1;

@@ -37,9 +37,14 @@ struct cloud_commands {
 /// Declares radius, knn and box3d, and index's --memory and --temp-dir.
 cloud_commands add_cloud_commands(CLI::App& app, CLI::App& index, cloud_args& a);
 
-/// quoct index FILE -o OUT where FILE is a LAS file: the octree index file built within
-/// --memory (uint32 ids up to 2^31 - 1 points, uint64 beyond), with progress on a terminal.
-/// Without -o it is an error (std::invalid_argument) saying so.
+/// True for a PLY or XYZ file, by its extension (.ply, .xyz, either case).
+bool is_point_file(const std::string& path);
+
+/// quoct index FILE -o OUT where FILE is a LAS, PLY or XYZ file: the octree index file built
+/// within --memory, read a chunk at a time, with progress on a terminal. Ids are uint32 where
+/// the points cannot number more than 2^31 - 1 (by a LAS or PLY header's count; for XYZ, by
+/// the file's size: a point line takes 6 bytes at least), else uint64. Without -o it is an
+/// error (std::invalid_argument) saying so.
 int run_cloud_index(const std::string& file, const std::string& output, const cloud_args& a);
 
 /// Runs radius, knn, box3d or neighbours; -1 when `used` is none of them. Prints CSV: id,

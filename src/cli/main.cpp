@@ -685,7 +685,7 @@ commands add_commands(CLI::App& app, common& c, query& q, number_args& a, join_a
                                             "which the other subcommands open in place of FILE, fast; given an index "
                                             "file, check it (every checksum) and say what it holds");
     cmd.index->add_option("-o,--output", q.output, "the index file to write (replaced only when complete); without it "
-                                                   "nothing is written (a LAS FILE needs it)");
+                                                   "nothing is written (a LAS, PLY or XYZ FILE needs it)");
     add_input(*cmd.index, c);
     cmd.index->footer(index_footer);
     cmd.info = app.add_subcommand("info", "what FILE holds, from its header (checked against the file; the points are "
@@ -1221,7 +1221,7 @@ int main(int argc, char** argv) {
     try {
         const CLI::App* used = app.get_subcommands().front();
         if (used == cmd.index && !c.file.empty() && c.file != "-" && ::access(c.file.c_str(), R_OK) == 0 &&
-            quoct::cli::kind_of(c.file) == quoct::cli::file_kind::las)
+            (quoct::cli::kind_of(c.file) == quoct::cli::file_kind::las || quoct::cli::is_point_file(c.file)))
             return quoct::cli::run_cloud_index(c.file, q.output, cloud);
         const int cloud_rc = quoct::cli::run_cloud_query(used, cloud_cmd, cloud);
         if (cloud_rc >= 0) return cloud_rc;

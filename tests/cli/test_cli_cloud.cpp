@@ -1,4 +1,4 @@
-// The point cloud subcommands: `quoct index` of a LAS file (made by the tests) within a memory
+// The point cloud subcommands: `quoct index` of a LAS, PLY or XYZ file (made by the tests) within a memory
 // limit writes the file of the octree built in memory, byte for byte; `quoct radius`, `knn`
 // and `box3d` on the LAS file and on the index file print the rows brute force selects;
 // bad arguments and files are refused by name.
@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdint>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <string>
 #include <utility>
@@ -77,6 +78,38 @@ TEST_CASE("quoct index: a LAS file within a memory limit gives the octree's inde
     std::ifstream f(out, std::ios::binary);
     const std::vector<unsigned char> got((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
     CHECK(got == quoct::to_bytes(quoct::octree<double>(c.xyz.data(), c.size())));
+}
+
+TEST_CASE("quoct index: PLY and XYZ files within a memory limit give the octree's index file", "[cli][build_file]") {
+    const quoct::io::point_cloud c = quoct::io::read_las(make_las("points.las"));
+    const std::vector<unsigned char> want = quoct::to_bytes(quoct::octree<double>(c.xyz.data(), c.size()));
+    const std::string xyz = quoct_test::temp_path("points.XYZ"), ply = quoct_test::temp_path("points.ply");
+    {
+        std::ofstream x(xyz), p(ply, std::ios::binary);
+        p << "ply\nformat ascii 1.0\nelement vertex " << c.size() << "\nproperty double x\nproperty double y\n"
+          << "property double z\nend_header\n";
+        for (std::size_t i = 0; i < c.size(); ++i) {
+            const std::string line = quoct::io::shortest_decimal(c.xyz[3 * i]) + " " +
+                                     quoct::io::shortest_decimal(c.xyz[3 * i + 1]) + " " +
+                                     quoct::io::shortest_decimal(c.xyz[3 * i + 2]) + "\n";
+            x << line;
+            p << line;
+        }
+    }
+    for (const std::string& file : {xyz, ply}) {
+        CAPTURE(file);
+        const std::string out = quoct_test::temp_path("points.quoct");
+        const auto r = quoct_test::run_cli("index '" + file + "' -o '" + out + "' --memory 300K");
+        REQUIRE(r.status == 0);
+        CHECK_THAT(r.out, Contains(out + ": orthtree<double, 3, uint32>, 6000 points, "));
+        std::ifstream f(out, std::ios::binary);
+        CHECK(std::vector<unsigned char>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>()) == want);
+    }
+    const std::string bad = quoct_test::temp_path("bad.xyz");
+    std::ofstream(bad) << "1 2 3\n4 5 x\n";
+    const std::string err = quoct_test::temp_path("bad.err");
+    CHECK(quoct_test::run_cli("index '" + bad + "' -o '" + quoct_test::temp_path("bad.quoct") + "'", err).status == 1);
+    CHECK_THAT(quoct_test::file_text(err), Contains(bad + ":2: column 3: 'x' is not a finite number"));
 }
 
 TEST_CASE("quoct radius, knn, box3d: on a LAS file and its index file, the rows brute force selects", "[cli][las]") {

@@ -150,33 +150,19 @@ private:
 /// next at most max points in file order (0 at the end), rewind() starts again. Memory is
 /// bounded by max. Throws parse_error as las_reader does (check_bounds as `options` says;
 /// its fields are not read).
-class las_points {
+class las_points : public chunk_points<las_reader> {
 public:
     /// Opens `path` and checks its header as las_reader does. Throws parse_error.
-    explicit las_points(std::string path, las_options options = {})
-        : path_(std::move(path)), options_(xyz_only(std::move(options))), reader_(path_, options_) {}
-    /// Copies the next at most max points to out; returns how many, 0 at the end.
-    std::size_t read(point<double, 3>* out, std::size_t max) {
-        if (max == 0) return 0;
-        const std::size_t k = reader_.read(chunk_, max);
-        for (std::size_t i = 0; i < k; ++i)
-            for (std::size_t a = 0; a < 3; ++a) out[i][a] = chunk_.xyz[3 * i + a];
-        return k;
-    }
-    /// Starts again at the first point (the file opened anew).
-    void rewind() { reader_ = las_reader(path_, options_); }
+    explicit las_points(const std::string& path, las_options options = {})
+        : chunk_points(opener{}, [path, o = xyz_only(std::move(options))] { return las_reader(path, o); }) {}
     /// The file's header.
-    const las_header& header() const noexcept { return reader_.header(); }
+    const las_header& header() const noexcept { return reader().header(); }
 
 private:
     static las_options xyz_only(las_options o) {
         o.fields.clear();
         return o;
     }
-    std::string path_;
-    las_options options_;
-    las_reader reader_;
-    point_cloud chunk_;
 };
 
 }  // namespace io
