@@ -148,9 +148,11 @@ public:
     void rewind() { reader_ = open_(); }
 
 protected:
+    /// Picks the constructor below, for streams built on this one (io::las_points).
     struct opener {};
     /// Reads what open() opens (and opens again on rewind()).
     chunk_points(opener, std::function<Reader()> open) : open_(std::move(open)), reader_(open_()) {}
+    /// The reader of the file.
     const Reader& reader() const noexcept { return reader_; }
 
 private:
