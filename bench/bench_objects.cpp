@@ -1,4 +1,4 @@
-// Objects with extent: quoct's box_index against Boost.Geometry's R-tree of boxes (the
+// Objects with extent: quoct's box_index and packed_box_index against Boost.Geometry's R-tree of boxes (the
 // peer with the same answer: its nearest query ranks boxes by the squared distance from the
 // point to the box, quoct::distance_sq(point, box)), in one binary on the same data.
 //
@@ -31,6 +31,7 @@
 #include <boost/geometry/index/rtree.hpp>
 
 #include <quoct/objects.hpp>
+#include <quoct/packed_objects.hpp>
 
 #include "smoke.hpp"
 
@@ -108,20 +109,27 @@ void check_once(int which) {
     {
         const dataset& d = data(which);
         const quoct::box_index<double, 3> index(d.boxes);
+        const quoct::packed_box_index<double, 3> packed(d.boxes);
         const peer_tree peer = make_peer(d.boxes);
-        std::vector<quoct::neighbor<double, std::uint32_t>> got;
+        std::vector<quoct::neighbor<double, std::uint32_t>> got, got_packed;
         for (const qpoint& p : d.queries) {
             index.nearest(p, k, got);
             std::vector<double> mine;
             for (const auto& n : got) mine.push_back(n.distance_sq);
             if (mine != peer_nearest(peer, d.boxes, p)) throw std::runtime_error("bench_objects: nearest differs from the peer");
+            packed.nearest(p, k, got_packed);  // the same ids too: both break ties by smaller id
+            for (std::size_t j = 0; j < got.size(); ++j)
+                if (got_packed.size() != got.size() || got_packed[j].id != got[j].id || got_packed[j].distance_sq != got[j].distance_sq)
+                    throw std::runtime_error("bench_objects: packed nearest differs from box_index");
+            std::vector<std::uint32_t> in_packed = packed.query(around(p));
+            std::sort(in_packed.begin(), in_packed.end());
             std::vector<std::uint32_t> ids = index.query(around(p)), theirs;
             std::vector<entry> hits;
             peer.query(bgi::intersects(to_peer(around(p))), std::back_inserter(hits));
             for (const entry& e : hits) theirs.push_back(e.second);
             std::sort(ids.begin(), ids.end());
             std::sort(theirs.begin(), theirs.end());
-            if (ids != theirs) throw std::runtime_error("bench_objects: box query differs from the peer");
+            if (ids != theirs || in_packed != theirs) throw std::runtime_error("bench_objects: box query differs from the peer");
         }
     }
     checked[which] = true;
@@ -139,6 +147,15 @@ void build_quoct(benchmark::State& state) {
     const int which = set_of(state);
     for (auto _ : state) {
         quoct::box_index<double, 3> index(data(which).boxes);
+        benchmark::DoNotOptimize(index.size());
+    }
+    state.counters["boxes"] = static_cast<double>(data(which).boxes.size());
+}
+
+void build_quoct_packed(benchmark::State& state) {
+    const int which = set_of(state);
+    for (auto _ : state) {
+        quoct::packed_box_index<double, 3> index(data(which).boxes);
         benchmark::DoNotOptimize(index.size());
     }
     state.counters["boxes"] = static_cast<double>(data(which).boxes.size());
@@ -171,6 +188,16 @@ void nearest_quoct(benchmark::State& state) {
     });
 }
 
+void nearest_quoct_packed(benchmark::State& state) {
+    const int which = set_of(state);
+    const quoct::packed_box_index<double, 3> index(data(which).boxes);
+    std::vector<quoct::neighbor<double, std::uint32_t>> got;
+    time_queries(state, which, [&](const qpoint& p) {
+        index.nearest(p, k, got);
+        benchmark::DoNotOptimize(got.data());
+    });
+}
+
 void nearest_boost_rtree(benchmark::State& state) {
     const int which = set_of(state);
     const peer_tree t = make_peer(data(which).boxes);
@@ -192,6 +219,16 @@ void box_query_quoct(benchmark::State& state) {
     });
 }
 
+void box_query_quoct_packed(benchmark::State& state) {
+    const int which = set_of(state);
+    const quoct::packed_box_index<double, 3> index(data(which).boxes);
+    std::vector<std::uint32_t> got;
+    time_queries(state, which, [&](const qpoint& p) {
+        index.query(around(p), got);
+        benchmark::DoNotOptimize(got.data());
+    });
+}
+
 void box_query_boost_rtree(benchmark::State& state) {
     const int which = set_of(state);
     const peer_tree t = make_peer(data(which).boxes);
@@ -206,10 +243,13 @@ void box_query_boost_rtree(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(build_quoct)->DenseRange(0, 1)->ArgName("set")->Unit(benchmark::kMillisecond);
+BENCHMARK(build_quoct_packed)->DenseRange(0, 1)->ArgName("set")->Unit(benchmark::kMillisecond);
 BENCHMARK(build_boost_rtree)->DenseRange(0, 1)->ArgName("set")->Unit(benchmark::kMillisecond);
 BENCHMARK(nearest_quoct)->DenseRange(0, 1)->ArgName("set")->Unit(benchmark::kMillisecond);
+BENCHMARK(nearest_quoct_packed)->DenseRange(0, 1)->ArgName("set")->Unit(benchmark::kMillisecond);
 BENCHMARK(nearest_boost_rtree)->DenseRange(0, 1)->ArgName("set")->Unit(benchmark::kMillisecond);
 BENCHMARK(box_query_quoct)->DenseRange(0, 1)->ArgName("set")->Unit(benchmark::kMillisecond);
+BENCHMARK(box_query_quoct_packed)->DenseRange(0, 1)->ArgName("set")->Unit(benchmark::kMillisecond);
 BENCHMARK(box_query_boost_rtree)->DenseRange(0, 1)->ArgName("set")->Unit(benchmark::kMillisecond);
 
 int main(int argc, char** argv) {

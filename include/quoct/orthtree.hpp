@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "build_options.hpp"
+#include "detail/bits.hpp"
 #include "detail/callback.hpp"
 #include "detail/file_names.hpp"
 #include "detail/knn.hpp"
@@ -51,17 +52,6 @@
 namespace quoct {
 
 namespace detail {
-
-/// The index of the lowest set bit of x, which is not 0.
-inline unsigned lowest_bit(std::uint64_t x) noexcept {
-#if defined(__GNUC__) || defined(__clang__)
-    return static_cast<unsigned>(__builtin_ctzll(x));
-#else
-    unsigned i = 0;
-    for (; (x & 1) == 0; x >>= 1) ++i;
-    return i;
-#endif
-}
 
 /// c ? a : b for indexes, computed with masks: g++ makes a ternary on data a branch, and
 /// a binary search's branches are mispredicted half the time.

@@ -12,11 +12,14 @@
 #include <quoct/geo/index.hpp>
 #include <quoct/objects.hpp>
 #include <quoct/orthtree.hpp>
+#include <quoct/packed_objects.hpp>
 #include <quoct/periodic.hpp>
 
 template class quoct::orthtree<float, 2>;
 template class quoct::orthtree<double, 3>;
 template class quoct::orthtree<double, 4, std::uint64_t>;
+template class quoct::packed_box_index<float, 2>;
+template class quoct::packed_box_index<double, 3, std::uint64_t>;
 template class quoct::dynamic_orthtree<float, 2>;
 template class quoct::dynamic_orthtree<double, 3, std::uint64_t>;
 template class quoct::periodic_index<quoct::orthtree<float, 3>>;
