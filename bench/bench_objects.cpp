@@ -8,7 +8,8 @@
 // lies in about 0.01 boxes at 200k), and overlapping, 1e-3 to 1e-1 (about 12 boxes hold
 // each query point: the 10 nearest are all at distance 0, and quoct must find every box at
 // 0 to return the smallest ids, where the peer stops at any 10). Benchmarks: the build, k = 10 nearest boxes per query point,
-// and the boxes meeting a query box (a box of 0.02 around each query point). Before timing,
+// the boxes meeting a query box (a box of 0.02 around each query point), and every pair of
+// boxes that meet (sorted (a, b), a < b; the peer: one query per box). Before timing,
 // every answer is checked against the peer's: the same distances for nearest (ties, at
 // distance 0 inside overlapping boxes, may take other ids), the same ids for the box query.
 //
@@ -102,6 +103,24 @@ std::vector<double> peer_nearest(const peer_tree& t, const std::vector<qbox>& bo
     return d;
 }
 
+// Every pair of boxes that meet, (a, b) with a < b, sorted: the peer's broad phase, one
+// intersects query per box.
+std::vector<std::pair<std::uint32_t, std::uint32_t>> peer_pairs(const peer_tree& t, const std::vector<qbox>& boxes) {
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+    std::vector<entry> found;
+    std::vector<std::uint32_t> row;
+    for (std::uint32_t a = 0; a < boxes.size(); ++a) {
+        found.clear();
+        row.clear();
+        t.query(bgi::intersects(to_peer(boxes[a])), std::back_inserter(found));
+        for (const entry& e : found)
+            if (e.second > a) row.push_back(e.second);
+        std::sort(row.begin(), row.end());
+        for (std::uint32_t b : row) pairs.emplace_back(a, b);
+    }
+    return pairs;
+}
+
 // Every answer checked against the peer once per set, before any timing.
 void check_once(int which) {
     static bool checked[2] = {false, false};
@@ -131,6 +150,9 @@ void check_once(int which) {
             std::sort(theirs.begin(), theirs.end());
             if (ids != theirs || in_packed != theirs) throw std::runtime_error("bench_objects: box query differs from the peer");
         }
+        const auto pairs = peer_pairs(peer, d.boxes);
+        if (index.colliding_pairs(1) != pairs || packed.colliding_pairs(1) != pairs)
+            throw std::runtime_error("bench_objects: colliding pairs differ from the peer's");
     }
     checked[which] = true;
 }
@@ -240,6 +262,26 @@ void box_query_boost_rtree(benchmark::State& state) {
     });
 }
 
+void pairs_quoct(benchmark::State& state) {
+    const int which = set_of(state);
+    const quoct::box_index<double, 3> index(data(which).boxes);
+    for (auto _ : state) benchmark::DoNotOptimize(index.colliding_pairs(1).size());
+}
+
+void pairs_quoct_packed(benchmark::State& state) {
+    const int which = set_of(state);
+    const quoct::packed_box_index<double, 3> index(data(which).boxes);
+    std::size_t n = 0;
+    for (auto _ : state) benchmark::DoNotOptimize(n = index.colliding_pairs(1).size());
+    state.counters["pairs"] = static_cast<double>(n);
+}
+
+void pairs_boost_rtree(benchmark::State& state) {
+    const int which = set_of(state);
+    const peer_tree t = make_peer(data(which).boxes);
+    for (auto _ : state) benchmark::DoNotOptimize(peer_pairs(t, data(which).boxes).size());
+}
+
 }  // namespace
 
 BENCHMARK(build_quoct)->DenseRange(0, 1)->ArgName("set")->Unit(benchmark::kMillisecond);
@@ -251,6 +293,9 @@ BENCHMARK(nearest_boost_rtree)->DenseRange(0, 1)->ArgName("set")->Unit(benchmark
 BENCHMARK(box_query_quoct)->DenseRange(0, 1)->ArgName("set")->Unit(benchmark::kMillisecond);
 BENCHMARK(box_query_quoct_packed)->DenseRange(0, 1)->ArgName("set")->Unit(benchmark::kMillisecond);
 BENCHMARK(box_query_boost_rtree)->DenseRange(0, 1)->ArgName("set")->Unit(benchmark::kMillisecond);
+BENCHMARK(pairs_quoct)->DenseRange(0, 1)->ArgName("set")->Unit(benchmark::kMillisecond);
+BENCHMARK(pairs_quoct_packed)->DenseRange(0, 1)->ArgName("set")->Unit(benchmark::kMillisecond);
+BENCHMARK(pairs_boost_rtree)->DenseRange(0, 1)->ArgName("set")->Unit(benchmark::kMillisecond);
 
 int main(int argc, char** argv) {
     quoct_bench::take_smoke_flag(argc, argv);

@@ -534,11 +534,7 @@ public:
             });
             std::sort(out.begin() + static_cast<std::ptrdiff_t>(from), out.end());
         });
-        std::vector<std::pair<Id, Id>> pairs;
-        pairs.reserve(rows.values.size());
-        for (std::size_t a = 0; a < rows.rows(); ++a)
-            for (Id b : rows.row(a)) pairs.emplace_back(static_cast<Id>(a), b);
-        return pairs;
+        return detail::pairs_of_rows(rows);
     }
 
 private:

@@ -1,6 +1,7 @@
 // quoct: a static index of boxes packed into a bounding hierarchy of the boxes themselves:
-// built in one pass, queried by box, ball or point (the boxes that contain it), and by k
-// nearest. Optional header; standard library only.
+// built in one pass, queried by box, ball or point (the boxes that contain it), by k
+// nearest, and for every pair of boxes that meet (the broad phase). Optional header;
+// standard library only.
 //
 //   std::vector<quoct::box<double, 2>> parcels = ...;
 //   const quoct::packed_box_index<double, 2> index(parcels);        // ids 0..n-1, as given
@@ -8,6 +9,7 @@
 //   std::vector<std::uint32_t> at = index.containing(p);            // boxes holding the point
 //   std::vector<quoct::neighbor<double, std::uint32_t>> near;
 //   index.nearest(p, 10, near);                                     // the 10 nearest boxes
+//   auto overlaps = index.colliding_pairs(2);                       // (a, b), a < b, on 2 threads
 //
 // Design (a packed R-tree, as flatbush and Boost.Geometry's bulk load build one). The boxes
 // are ordered top down, each node's boxes cut into its children's by halving across the
@@ -54,6 +56,7 @@
 #include "detail/callback.hpp"
 #include "detail/validate.hpp"
 #include "neighbor.hpp"
+#include "parallel.hpp"
 #include "shapes.hpp"
 
 namespace quoct {
@@ -153,6 +156,32 @@ public:
     /// first, ties by smaller id. Throws std::invalid_argument if k == 0 or p has a NaN or
     /// infinite coordinate.
     void nearest(const point_type& p, std::size_t k, std::vector<neighbor_type>& out) const;
+    /// The broad phase: calls f(a, b) once for every pair of boxes that meet (closed:
+    /// touching counts), a < b; false from f stops (then returns false). Serial; the order
+    /// is fixed for a given index but otherwise unspecified.
+    template <class F>
+    bool for_each_colliding_pair(F&& f) const {
+        for (std::size_t s = 0; s < size(); ++s) {  // in stored order: neighbours in space
+            const Id a = ids_[s];
+            auto later = [&](Id b) { return b <= a || detail::go_on(f, a, b); };
+            if (!search(entry(0, s), later)) return false;
+        }
+        return true;
+    }
+    /// Every pair (a, b) of boxes that meet, a < b, sorted by (a, b), found on `threads`
+    /// std::threads (0: one per hardware thread); the list is the same for any thread count.
+    std::vector<std::pair<Id, Id>> colliding_pairs(unsigned threads = 1) const {
+        std::vector<std::size_t> order(ids_.begin(), ids_.end());  // rows by id, taken in stored order
+        const csr<Id> rows = detail::gather_rows<Id>(size(), order, threads, [&](std::size_t a, std::vector<Id>& out) {
+            const std::size_t from = out.size();
+            auto later = [&](Id b) {
+                if (b > a) out.push_back(b);
+            };
+            search(entry(0, position_[a]), later);
+            std::sort(out.begin() + static_cast<std::ptrdiff_t>(from), out.end());
+        });
+        return detail::pairs_of_rows(rows);
+    }
     /// As nearest(p, k, out), returning the ids.
     std::vector<Id> nearest(const point_type& p, std::size_t k) const {
         std::vector<neighbor_type> found;

@@ -96,6 +96,17 @@ csr<V> gather_rows(std::size_t n, const std::vector<std::size_t>& order, unsigne
     return assemble(outs, n, threads);
 }
 
+/// The rows of a table of pairs (row a holds the b of each pair (a, b)) as one list of
+/// pairs, by row.
+template <class Id>
+std::vector<std::pair<Id, Id>> pairs_of_rows(const csr<Id>& rows) {
+    std::vector<std::pair<Id, Id>> pairs;
+    pairs.reserve(rows.values.size());
+    for (std::size_t a = 0; a < rows.rows(); ++a)
+        for (Id b : rows.row(a)) pairs.emplace_back(static_cast<Id>(a), b);
+    return pairs;
+}
+
 template <class Query>
 std::vector<std::size_t> query_order(const Query* queries, std::size_t n, bool spatial) {
     if (!spatial || n < 2 * batch_chunk) return {};

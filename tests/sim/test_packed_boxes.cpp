@@ -1,6 +1,6 @@
 // quoct::packed_box_index against brute force over the closed predicates of shapes.hpp:
-// boxes meeting a box or a ball, boxes containing a point, counts, and the k nearest boxes
-// (ties by smaller id), on sets of many sizes (empty, one, a partial last node, several
+// boxes meeting a box or a ball, boxes containing a point, counts, the k nearest boxes
+// (ties by smaller id) and every pair of boxes that meet, on sets of many sizes (empty, one, a partial last node, several
 // levels), with integer and dyadic corners (queries on box faces, boxes sharing faces,
 // degenerate boxes), duplicates, and many boxes around one point; bad input refused.
 #include <catch2/catch.hpp>
@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <utility>
 #include <stdexcept>
 #include <vector>
 
@@ -124,6 +125,29 @@ TEST_CASE("packed_box_index: many boxes around one point, and its nearest are th
     std::size_t seen = 0;
     CHECK_FALSE(index.visit(quoct::box<double, 2>{origin, origin}, [&](std::uint32_t) { return ++seen < 10; }));
     CHECK(seen == 10);
+}
+
+TEMPLATE_LIST_TEST_CASE("packed_box_index: every pair of boxes that meet, once, as brute force", "[objects][packed]",
+                        all_configs) {
+    using T = typename TestType::scalar;
+    constexpr std::size_t D = TestType::dim;
+    for (const bool lattice : {false, true}) {
+        CAPTURE(lattice);
+        const std::vector<quoct::box<T, D>> boxes = make_boxes<T, D>(1200, lattice, 21);
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> want;
+        for (std::uint32_t a = 0; a < boxes.size(); ++a)
+            for (std::uint32_t b = a + 1; b < boxes.size(); ++b)
+                if (quoct::intersects(boxes[a], boxes[b])) want.emplace_back(a, b);
+        const quoct::packed_box_index<T, D> index(boxes);
+        CHECK(index.colliding_pairs(1) == want);
+        CHECK(index.colliding_pairs(3) == want);
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> got;
+        CHECK(index.for_each_colliding_pair([&](std::uint32_t a, std::uint32_t b) { got.emplace_back(a, b); }));
+        std::sort(got.begin(), got.end());
+        CHECK(got == want);
+        std::size_t seen = 0;
+        CHECK(index.for_each_colliding_pair([&](std::uint32_t, std::uint32_t) { return ++seen < 5; }) == (want.size() < 5));
+    }
 }
 
 TEST_CASE("packed_box_index: bad boxes, queries and ids are refused by name", "[objects][packed]") {
