@@ -58,10 +58,16 @@ private:
 // of a file, whatever its size.
 class piece_reader {
 public:
+    // (A stream at its end from an earlier reading is read from where it is: its end and
+    // fail marks are cleared first, as they were when the readers read it whole.)
     piece_reader(std::istream& in, std::string source, std::size_t piece)
-        : in_(&in), source_(std::move(source)), buf_(std::max<std::size_t>(piece, 16)) {}
-    // The next line without its '\n' (valid until the next call); false at the end.
-    bool next_line(std::string_view& line) {
+        : in_(&in), source_(std::move(source)), buf_(std::max<std::size_t>(piece, 16)) {
+        in.clear(in.rdstate() & ~(std::ios::failbit | std::ios::eofbit));
+    }
+    // The next line without its '\n' (valid until the next call); false at the end. A line
+    // longer than `most` bytes (not held whole) is an error naming `what`.
+    bool next_line(std::string_view& line, std::size_t most = std::numeric_limits<std::size_t>::max(),
+                   const char* what = "a line") {
         for (std::size_t from = pos_;;) {
             const void* nl = std::memchr(buf_.data() + from, '\n', end_ - from);
             if (nl || (eof_ && pos_ != end_)) {
@@ -73,6 +79,8 @@ public:
             }
             if (eof_) return false;
             from = end_ - pos_;  // (where the search goes on once fill() moves the rest to the front)
+            if (from > most)
+                throw parse_error(source_, lines_ + 1, std::string(what) + " longer than " + std::to_string(most) + " bytes");
             fill();
         }
     }
@@ -406,7 +414,7 @@ struct ply_reader::impl {
     std::vector<double> values;
     std::uint64_t done = 0;
     std::uint64_t bytes = 0;        // the stream's bytes, where it can tell (else 0)
-    std::size_t record_bytes = 1;   // the least a vertex record takes
+    std::size_t record_bytes = 1;   // the least a vertex record takes (at least 3: x, y, z)
 
     impl(std::istream& stream, std::string name, std::size_t piece) : in(stream, name, piece), source(std::move(name)) {
         start(stream);
@@ -423,7 +431,8 @@ struct ply_reader::impl {
         std::string text;
         std::string_view line;
         constexpr std::size_t most = std::size_t{64} << 20;
-        while (in.next_line(line)) {
+        while (in.next_line(line, in.line_number() == 0 ? 4096 : most,
+                            in.line_number() == 0 ? "not a PLY file: the first line is" : "a PLY header line is")) {
             text.append(line.data(), line.size()).push_back('\n');
             split(line, false, tok);
             if (in.line_number() == 1 ? tok.size() != 1 || tok[0] != "ply" : !tok.empty() && tok[0] == "end_header") break;
@@ -434,10 +443,9 @@ struct ply_reader::impl {
         point_cloud names_of;
         v = find_vertices(h, source, names_of);
         names = std::move(names_of.property_names);
-        if (h.binary) {
-            record_bytes = 0;
-            for (const ply_property& p : h.elements[v.element].properties) record_bytes += size_of(p.list ? p.count_type : p.type);
-        }
+        record_bytes = 0;  // the least a vertex takes: each value a byte and a separator in text
+        for (const ply_property& p : h.elements[v.element].properties)
+            record_bytes += h.binary ? size_of(p.list ? p.count_type : p.type) : 2;
     }
 
     [[noreturn]] void ends_early(const ply_element& el) const {
@@ -501,6 +509,7 @@ struct ply_reader::impl {
     bool next(point_cloud& chunk) {
         for (; element <= v.element; ++element, index = 0) {
             const ply_element& el = h.elements[element];
+            if (h.binary && el.properties.empty()) continue;  // its records take no byte: all read
             for (; index < el.count; ++index) {
                 record(el);
                 if (element == v.element) {

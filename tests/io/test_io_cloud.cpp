@@ -300,6 +300,24 @@ TEST_CASE("xyz and ply: read in chunks of any size, through pieces of any size, 
           "cloud.ply: vertex 1: the file ends early (the header promises 2)");
 }
 
+TEST_CASE("xyz and ply: a stream read before, an element of no bytes, a line with no end", "[io][cloud]") {
+    // A stream at its end from an earlier reading, given new text: read from where it is.
+    std::istringstream in("1 2 3\n");
+    CHECK(quoct::io::read_xyz(in, "a").size() == 1);
+    in.str("4 5 6\n7 8 9\n");
+    CHECK(quoct::io::read_xyz(in, "b").xyz == std::vector<double>{4, 5, 6, 7, 8, 9});
+    // An element of no property before the vertices takes no byte however many it counts.
+    std::string bin = "ply\nformat binary_little_endian 1.0\nelement pad 10000000000000000000\nelement vertex 1\n"
+                      "property uchar x\nproperty uchar y\nproperty uchar z\nend_header\n";
+    bin += std::string("\1\2\3", 3);
+    std::istringstream pad(bin);
+    CHECK(quoct::io::read_ply(pad, "pad.ply").xyz == std::vector<double>{1, 2, 3});
+    // A first line with no end is refused within 4 KiB, not read whole.
+    std::istringstream junk(std::string(1 << 20, 'x'));
+    CHECK(failure([&] { quoct::io::read_ply(junk, "junk.ply"); }) ==
+          "junk.ply:1: not a PLY file: the first line is longer than 4096 bytes");
+}
+
 TEST_CASE("xyz and ply: indexed out of core, the file of the tree built in memory", "[io][cloud][build_file]") {
     const sample s = make_sample(9000, 4);  // more points than a part of the smallest budget
     const auto built = [](auto& in) {
