@@ -29,7 +29,6 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <new>
 #include <stdexcept>
@@ -41,6 +40,7 @@
 #include "detail/callback.hpp"
 #include "detail/knn.hpp"
 #include "detail/pair_metric.hpp"
+#include "detail/rounding.hpp"
 #include "detail/validate.hpp"
 #include "dynamic.hpp"
 #include "neighbor.hpp"
@@ -111,39 +111,6 @@ int size_class(T e) noexcept {
     int k = 0;
     std::frexp(e, &k);
     return k;
-}
-
-/// std::nextafter(x, +-inf) for a non-NaN x: for IEEE float and double a step of the
-/// representation (the queries call it per point, where the library call would dominate).
-template <class T>
-T step(T x, bool up) noexcept {
-    constexpr T inf = std::numeric_limits<T>::infinity();
-    if constexpr (std::numeric_limits<T>::is_iec559 && (sizeof(T) == 4 || sizeof(T) == 8)) {
-        using U = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
-        if (x == (up ? inf : -inf)) return x;
-        if (x == 0) return up ? std::numeric_limits<T>::denorm_min() : -std::numeric_limits<T>::denorm_min();
-        U u;
-        std::memcpy(&u, &x, sizeof u);
-        u = (x > 0) == up ? u + 1 : u - 1;  // away from zero: the magnitude bits grow
-        std::memcpy(&x, &u, sizeof u);
-        return x;
-    } else {
-        return std::nextafter(x, up ? inf : -inf);
-    }
-}
-
-/// x - g rounded down and x + g rounded up: every real value within g of x lies between
-/// them (a step past the nearest rounding is enough). An infinite x or g gives the
-/// infinity on that side, never NaN.
-template <class T>
-T minus_down(T x, T g) noexcept {
-    constexpr T inf = std::numeric_limits<T>::infinity();
-    return g == inf || x == -inf ? -inf : step(x - g, false);
-}
-template <class T>
-T plus_up(T x, T g) noexcept {
-    constexpr T inf = std::numeric_limits<T>::infinity();
-    return g == inf || x == inf ? inf : step(x + g, true);
 }
 
 /// The box b grown by g on every side, rounded outwards.

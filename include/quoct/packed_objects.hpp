@@ -1,7 +1,8 @@
-// quoct: a static index of boxes packed into a bounding hierarchy of the boxes themselves:
-// built in one pass, queried by box, ball or point (the boxes that contain it), by k
-// nearest, and for every pair of boxes that meet (the broad phase). Optional header;
-// standard library only.
+// quoct: static indexes of objects with extent (boxes, or balls) packed into a bounding
+// hierarchy of the objects themselves: built in one pass, queried by box, ball or point
+// (the objects that contain it), by k nearest, for every pair of objects that meet (the
+// broad phase) and every pair between two sets (a join); refitted in place when the objects
+// move. Optional header; standard library only.
 //
 //   std::vector<quoct::box<double, 2>> parcels = ...;
 //   const quoct::packed_box_index<double, 2> index(parcels);        // ids 0..n-1, as given
@@ -11,32 +12,68 @@
 //   index.nearest(p, 10, near);                                     // the 10 nearest boxes
 //   auto overlaps = index.colliding_pairs(2);                       // (a, b), a < b, on 2 threads
 //
-// Design (a packed R-tree, as flatbush and Boost.Geometry's bulk load build one). The boxes
-// are ordered top down, each node's boxes cut into its children's by halving across the
-// longest extent of their centres (each child a tile of space), and cut into nodes of `fanout` boxes; those nodes into parents of
-// `fanout` nodes, and so on up to one root. Level 0 is the boxes
-// themselves, level l + 1 the bounding boxes of level l's runs of `fanout`: entry j of
+//   quoct::packed_ball_index<double, 3> grains(spheres);            // balls: the same queries
+//   quoct::moving_ball_index<double, 3> bodies(spheres);            // objects that move:
+//   bodies.update(moved);                                           // after each time step
+//   auto contacts = bodies.colliding_pairs();
+//
+// Design (a packed R-tree, as flatbush and Boost.Geometry's bulk load build one). The objects
+// are ordered top down, each node's objects cut into its children's by halving across the
+// longest extent of their centres (each child a tile of space), and cut into nodes of
+// `fanout` objects; those nodes into parents of `fanout` nodes, and so on up to one root.
+// Level 0 is the objects' bounds (a box is its own bounds; a ball's are the box around it,
+// rounded outwards), level l + 1 the bounding boxes of level l's runs of `fanout`: entry j of
 // level l + 1 holds entries [fanout j, fanout j + fanout) of level l, so no links are
-// stored, and the boxes under any node are one run of the sorted order. Every level keeps
+// stored, and the objects under any node are one run of the sorted order. Every level keeps
 // its bounds axis by axis (all low x, all high x, ...), so that a node's children are tested
-// against a query in one loop the compiler vectorises. A node whose box lies inside the
-// query is taken whole (its run of ids, copied), without testing its boxes.
+// against a query in one loop (two doubles at a time with SSE2). A node whose box lies
+// inside the query is taken whole (its run of ids, copied), without testing its objects.
+// refit() keeps the order and recomputes the bounds bottom up, in O(n). The broad phase
+// traverses the tree with itself: a pair of entries that meet goes to the pairs of their
+// children that meet, each child of one tested against all the other's in one pass, so that
+// the upper levels are shared by all the pairs below. A join searches this tree with each
+// object of the other set, in that set's order (neighbours after neighbours).
 //
-// Answers. Each query returns exactly the boxes its predicate accepts, by the closed
-// predicates of shapes.hpp: intersects(query box, box), intersects(query ball, box) and
-// contains(box, point). A node's box holds its boxes exactly (unions of bounds need no
-// rounding), and each predicate can only grow with the box it is given, so pruning never
-// drops a box the predicate accepts. nearest() ranks boxes by distance_sq(p, box) (0 for a
-// point inside), ties by smaller id: exactly the first k of all boxes sorted by (squared
-// distance, id). It searches nodes in that order too, by their least squared distance and
-// their least id, so that where a point lies inside many boxes it still stops after k of
-// them.
+// Moving objects (moving_object_index). A refit tree stays exact but slows as objects travel:
+// one far mover stretches its leaf's box and every box above it over the space between. So
+// each leaf keeps a fat box (its box at the build, grown by a quarter of its largest width);
+// an object whose new bounds leave its leaf's fat box is parked in the main tree (its entry
+// given bounds that meet nothing) and joins a small loose tree built anew on each update.
+// Queries ask both; pairs are the main tree's, the loose tree's, and the loose objects'
+// against the main tree. Past one object in eight loose, the main tree is built anew.
 //
-// Thread-safety: the index is immutable; queries may run from any number of threads.
+// Answers. Each query returns exactly the objects its predicate accepts, by the closed
+// predicates of shapes.hpp: intersects(query, object) for a box or ball query,
+// contains(object, p) for a point, intersects(a, b) for pairs. Pruning never drops an
+// object the predicate accepts:
+// - A node's box holds its entries' boxes exactly (unions of bounds need no rounding), and a
+//   predicate of a box can only grow with the box it is given.
+// - A ball's box is its centre plus and minus reach(r) = r (1 + (D + 4) eps), rounded
+//   outwards. The ball predicate rounds in T but never overflows or underflows, so it
+//   accepts only points within r (1 + (D + 4) eps / 4) of the centre, all in the box; and
+//   intersects(q, ball) with q a box or a point then implies q meets the box.
+// - Two balls meet when |c1 - c2|^2 <= (r1 + r2)^2 rounded: then the query ball grown to
+//   reach(r1) meets the other's box, so a ball query descends the nodes its grown form
+//   meets, and reports only the balls its own predicate accepts.
+// - A node taken whole lies inside the query as given: its objects' centres lie in it, and
+//   an object whose centre is in a box or ball query meets it.
+//
+// nearest() ranks objects by distance_sq(p, object) (0 for a point inside), ties by smaller
+// id: exactly the first k of all objects sorted by (squared distance, id). It searches nodes
+// in that order too, by a lower bound of their objects' distances and their least id, so
+// that where a point lies inside many objects it still stops after k of them. For a box the
+// bound is distance_sq(p, node box), exact as the pruning above. For balls, whose distance
+// is sqrt(distance_sq(p, c)) - r rounded step by step (a measure that may fall short of the
+// real distance by a few roundings of |p - c|), it is the distance to the node's box less
+// (D + 8) eps of the node's farthest corner distance: see ball_floor() below.
+//
+// Thread-safety: queries are const and may run from any number of threads; refit() and
+// update() may not run alongside anything else.
 #ifndef QUOCT_PACKED_OBJECTS_HPP
 #define QUOCT_PACKED_OBJECTS_HPP
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -52,136 +89,204 @@
 #include <emmintrin.h>
 #endif
 
+#include "csr.hpp"
 #include "detail/bits.hpp"
 #include "detail/callback.hpp"
+#include "detail/morton.hpp"
+#include "detail/rounding.hpp"
 #include "detail/validate.hpp"
 #include "neighbor.hpp"
 #include "parallel.hpp"
 #include "shapes.hpp"
 
 namespace quoct {
+namespace detail {
 
-/// A static index of boxes (see the top of this header). Ids are the boxes' positions in
-/// the input. Id must number every box (std::uint64_t beyond 2^32 - 1).
-template <class T, std::size_t D, class Id = std::uint32_t>
-class packed_box_index {
-    static_assert(std::is_floating_point<T>::value, "quoct::packed_box_index: T must be a floating-point type");
+/// The pairs (a, b), a < b < n, of all `parts` as one list sorted by (a, b): counted into
+/// rows by a, then each row sorted.
+template <class Id>
+std::vector<std::pair<Id, Id>> sorted_pairs(const std::vector<std::vector<std::pair<Id, Id>>>& parts, std::size_t n) {
+    std::vector<std::size_t> starts(n + 1, 0);
+    for (const auto& part : parts)
+        for (const auto& p : part) ++starts[p.first + 1];
+    for (std::size_t a = 0; a < n; ++a) starts[a + 1] += starts[a];
+    std::vector<std::pair<Id, Id>> pairs(starts.back());
+    std::vector<std::size_t> next(starts.begin(), starts.end() - 1);
+    for (const auto& part : parts)
+        for (const auto& p : part) pairs[next[p.first]++] = p;
+    for (std::size_t a = 0; a < n; ++a)
+        std::sort(pairs.begin() + static_cast<std::ptrdiff_t>(starts[a]), pairs.begin() + static_cast<std::ptrdiff_t>(starts[a + 1]));
+    return pairs;
+}
+
+/// How a packed index holds one kind of object: its checks, and the box the hierarchy
+/// holds it by.
+template <class Shape>
+struct packed_shape;
+
+template <class T, std::size_t D>
+struct packed_shape<box<T, D>> {
+    using scalar = T;
+    static constexpr std::size_t dimension = D;
+    static constexpr const char* noun = "box";
+    static constexpr bool bounds_are_shape = true;  // the box tests are the predicates
+    static void check(const box<T, D>& b) {
+        check_point(b.lo, "box corner");
+        check_point(b.hi, "box corner");
+        check_box(b);
+    }
+    static box<T, D> bounds(const box<T, D>& b) noexcept { return b; }
+};
+
+template <class T, std::size_t D>
+struct packed_shape<ball<T, D>> {
+    using scalar = T;
+    static constexpr std::size_t dimension = D;
+    static constexpr const char* noun = "ball";
+    static constexpr bool bounds_are_shape = false;
+    static void check(const ball<T, D>& s) {
+        check_point(s.center, "ball centre");
+        check_radius(s.radius, "ball");
+        if (!std::isfinite(s.radius)) throw std::invalid_argument("quoct: ball radius is infinite");
+    }
+    /// r (1 + (D + 4) eps), rounded up: more than any point the ball predicate accepts
+    /// lies from the centre (see the top of this header).
+    static T reach(T r) noexcept { return plus_up(r, r * (T(D + 4) * std::numeric_limits<T>::epsilon())); }
+    static box<T, D> bounds(const ball<T, D>& s) noexcept {
+        const T e = reach(s.radius);
+        box<T, D> b;
+        for (std::size_t a = 0; a < D; ++a) {
+            b.lo[a] = minus_down(s.center[a], e);
+            b.hi[a] = plus_up(s.center[a], e);
+        }
+        return b;
+    }
+};
+
+}  // namespace detail
+
+/// A static index of objects with extent (see the top of this header): Shape is
+/// quoct::box<T, D> (packed_box_index) or quoct::ball<T, D> (packed_ball_index). Ids are the
+/// objects' positions in the input. Id must number every object (std::uint64_t beyond
+/// 2^32 - 1).
+template <class Shape, class Id = std::uint32_t>
+class packed_object_index {
+    using traits = detail::packed_shape<Shape>;
+    static_assert(std::is_floating_point<typename traits::scalar>::value,
+                  "quoct::packed_object_index: the coordinates must be a floating-point type");
     static_assert(std::is_integral<Id>::value && std::is_unsigned<Id>::value,
-                  "quoct::packed_box_index: Id must be an unsigned integer type");
+                  "quoct::packed_object_index: Id must be an unsigned integer type");
 
 public:
-    using scalar_type = T;                       ///< the coordinate type
-    using id_type = Id;                          ///< the box ids
-    using point_type = point<T, D>;              ///< a point
-    using box_type = box<T, D>;                  ///< a closed box (an indexed box, or a query)
-    using ball_type = ball<T, D>;                ///< a closed ball (a query)
-    using neighbor_type = neighbor<T, Id>;       ///< one result of nearest()
-    static constexpr std::size_t dimension = D;  ///< the number of coordinates
-    /// Children per node (and boxes per leaf).
+    using shape_type = Shape;                            ///< the indexed objects
+    using scalar_type = typename traits::scalar;         ///< the coordinate type
+    using id_type = Id;                                  ///< the object ids
+    static constexpr std::size_t dimension = traits::dimension;  ///< the number of coordinates
+    using point_type = point<scalar_type, dimension>;    ///< a point
+    using box_type = box<scalar_type, dimension>;        ///< a closed box (a query)
+    using ball_type = ball<scalar_type, dimension>;      ///< a closed ball (a query)
+    using neighbor_type = neighbor<scalar_type, Id>;     ///< one result of nearest()
+    /// Children per node (and objects per leaf).
     static constexpr std::size_t fanout = 16;
 
     /// An empty index.
-    packed_box_index() = default;
-    /// Indexes the n boxes at `boxes` (ids 0..n-1). Throws std::invalid_argument for a box
-    /// with a NaN or infinite corner or lo > hi on an axis (naming the first such box),
-    /// std::length_error if Id cannot number n boxes, std::bad_alloc.
-    packed_box_index(const box_type* boxes, std::size_t n) { build(boxes, n); }
-    /// Indexes the boxes of `boxes` (ids 0..size-1); throws as the constructor above.
-    explicit packed_box_index(const std::vector<box_type>& boxes) : packed_box_index(boxes.data(), boxes.size()) {}
+    packed_object_index() = default;
+    /// Indexes the n objects at `objects` (ids 0..n-1). Throws std::invalid_argument for a
+    /// box with a NaN or infinite corner or lo > hi on an axis, or a ball with a NaN or
+    /// infinite centre or a NaN, negative or infinite radius (naming the first such object),
+    /// std::length_error if Id cannot number n objects, std::bad_alloc.
+    packed_object_index(const Shape* objects, std::size_t n) { build(objects, n); }
+    /// Indexes the objects of `objects` (ids 0..size-1); throws as the constructor above.
+    explicit packed_object_index(const std::vector<Shape>& objects)
+        : packed_object_index(objects.data(), objects.size()) {}
 
-    /// Boxes indexed.
+    /// Objects indexed.
     std::size_t size() const noexcept { return ids_.size(); }
-    /// True when no box is indexed.
+    /// True when no object is indexed.
     bool empty() const noexcept { return ids_.empty(); }
-    /// Box `id` as given (converted to nothing: stored as is). Throws std::out_of_range if
-    /// id >= size().
-    box_type shape(Id id) const {
-        if (id >= size()) throw std::out_of_range("quoct: id " + std::to_string(id) + " is not a box of the index");
-        return entry(0, position_[id]);
+    /// Object `id` as given (stored as is). Throws std::out_of_range if id >= size().
+    Shape shape(Id id) const {
+        if (id >= size()) throw std::out_of_range("quoct: id " + std::to_string(id) + " is not an object of the index");
+        return stored(position_[id]);
     }
-    /// Bytes the index holds (its boxes, levels, ids and the id map).
+    /// Bytes the index holds (its bounds, levels, objects, ids and the id map).
     std::size_t memory_bytes() const noexcept {
         std::size_t n = 0;
-        for (const level& l : levels_) n += (2 * D * sizeof(T) + sizeof(Id)) * l.count;
-        return n + (ids_.size() + position_.size()) * sizeof(Id);
+        for (const level& l : levels_) n += (2 * dimension * sizeof(scalar_type) + sizeof(Id)) * l.count;
+        return n + shapes_.size() * sizeof(Shape) + (ids_.size() + position_.size()) * sizeof(Id);
     }
 
+    /// Moves the objects: object i becomes objects[i], for all n == size() of them, in O(n).
+    /// The tree keeps its order and its bounds are recomputed, so every query stays exact;
+    /// as objects travel far from where they were built the nodes grow and queries slow,
+    /// and building anew restores them. Throws std::invalid_argument if n != size() or for
+    /// a bad object (as the constructor), leaving the index as it was.
+    void refit(const Shape* objects, std::size_t n) {
+        if (n != size())
+            throw std::invalid_argument("quoct: refit needs " + std::to_string(size()) + " objects, got " +
+                                        std::to_string(n));
+        check_all(objects, n);
+        if (n == 0) return;
+        for (std::size_t s = 0; s < n; ++s) {
+            fetch(objects, s);
+            place(s, objects[ids_[s]]);
+        }
+        raise_levels();
+        parked_ = false;
+    }
+    /// As refit(objects, n) with the objects of `objects`.
+    void refit(const std::vector<Shape>& objects) { refit(objects.data(), objects.size()); }
+
     /// @name Queries
-    /// Each gives exactly the boxes its predicate accepts (closed sets: touching counts),
+    /// Each gives exactly the objects its predicate accepts (closed sets: touching counts),
     /// in no particular order. Throws std::invalid_argument for a query with a NaN, a box
     /// with lo > hi, a negative radius, a NaN or infinite point.
     ///@{
-    /// Calls f(id) for every box meeting `q` (intersects(q, box)); f returning false (when
-    /// it returns a bool) stops the search. Returns false if stopped.
+    /// Calls f(id) for every object meeting `q` (intersects(q, object)); f returning false
+    /// (when it returns a bool) stops the search. Returns false if stopped.
     template <class F>
     bool visit(const box_type& q, F&& f) const {
         detail::check_box(q);
         return search(q, f);
     }
-    /// As visit(box, f), for the boxes meeting the ball `q` (intersects(q, box)).
+    /// As visit(box, f), for the objects meeting the ball `q` (intersects(q, object)).
     template <class F>
     bool visit(const ball_type& q, F&& f) const {
         detail::check_ball(q);
         return search(q, f);
     }
-    /// Ids of the boxes meeting the query (a box or a ball), into `out` (cleared first).
+    /// Ids of the objects meeting the query (a box or a ball), into `out` (cleared first).
     template <class Query>
     void query(const Query& q, std::vector<Id>& out) const {
         out.clear();
         visit(q, [&](Id id) { out.push_back(id); });
     }
-    /// Ids of the boxes meeting the query (a box or a ball).
+    /// Ids of the objects meeting the query (a box or a ball).
     template <class Query>
     std::vector<Id> query(const Query& q) const {
         std::vector<Id> out;
         query(q, out);
         return out;
     }
-    /// How many boxes meet the query (a box or a ball).
+    /// How many objects meet the query (a box or a ball).
     template <class Query>
     std::size_t count(const Query& q) const {
         std::size_t k = 0;
         visit(q, [&](Id) { ++k; });
         return k;
     }
-    /// Ids of the boxes that contain `p` (contains(box, p): lo <= p <= hi on every axis).
+    /// Ids of the objects that contain `p` (contains(object, p)).
     std::vector<Id> containing(const point_type& p) const {
         detail::check_point(p, "query point");
         std::vector<Id> out;
         auto add = [&](Id id) { out.push_back(id); };
-        search(box_type{p, p}, add);
+        search(p, add);
         return out;
     }
-    /// The min(k, size()) boxes nearest `p` by distance_sq(p, box) (0 inside), nearest
+    /// The min(k, size()) objects nearest `p` by distance_sq(p, object) (0 inside), nearest
     /// first, ties by smaller id. Throws std::invalid_argument if k == 0 or p has a NaN or
     /// infinite coordinate.
     void nearest(const point_type& p, std::size_t k, std::vector<neighbor_type>& out) const;
-    /// The broad phase: calls f(a, b) once for every pair of boxes that meet (closed:
-    /// touching counts), a < b; false from f stops (then returns false). Serial; the order
-    /// is fixed for a given index but otherwise unspecified.
-    template <class F>
-    bool for_each_colliding_pair(F&& f) const {
-        for (std::size_t s = 0; s < size(); ++s) {  // in stored order: neighbours in space
-            const Id a = ids_[s];
-            auto later = [&](Id b) { return b <= a || detail::go_on(f, a, b); };
-            if (!search(entry(0, s), later)) return false;
-        }
-        return true;
-    }
-    /// Every pair (a, b) of boxes that meet, a < b, sorted by (a, b), found on `threads`
-    /// std::threads (0: one per hardware thread); the list is the same for any thread count.
-    std::vector<std::pair<Id, Id>> colliding_pairs(unsigned threads = 1) const {
-        std::vector<std::size_t> order(ids_.begin(), ids_.end());  // rows by id, taken in stored order
-        const csr<Id> rows = detail::gather_rows<Id>(size(), order, threads, [&](std::size_t a, std::vector<Id>& out) {
-            const std::size_t from = out.size();
-            auto later = [&](Id b) {
-                if (b > a) out.push_back(b);
-            };
-            search(entry(0, position_[a]), later);
-            std::sort(out.begin() + static_cast<std::ptrdiff_t>(from), out.end());
-        });
-        return detail::pairs_of_rows(rows);
-    }
     /// As nearest(p, k, out), returning the ids.
     std::vector<Id> nearest(const point_type& p, std::size_t k) const {
         std::vector<neighbor_type> found;
@@ -190,20 +295,90 @@ public:
         for (std::size_t i = 0; i < found.size(); ++i) ids[i] = found[i].id;
         return ids;
     }
+    /// The broad phase: calls f(a, b) once for every pair of objects that meet
+    /// (intersects(a, b), closed: touching counts), a < b; false from f stops (then returns
+    /// false). Serial; the order is fixed for a given index but otherwise unspecified.
+    template <class F>
+    bool for_each_colliding_pair(F&& f) const {
+        if (size() < 2) return true;
+        const std::size_t top = levels_.size() - 1;
+        return self_join({top, 0, 0}, f);
+    }
+    /// Every pair (a, b) of objects that meet, a < b, sorted by (a, b), found on `threads`
+    /// std::threads (0: one per hardware thread); the list is the same for any thread count.
+    std::vector<std::pair<Id, Id>> colliding_pairs(unsigned threads = 1) const;
+    /// A join: row i lists, sorted, the ids of this index's objects that meet object i of
+    /// `other` (intersects), found on `threads` std::threads (0: one per hardware thread).
+    /// The rows are the same for any thread count.
+    template <class OtherShape, class OtherId>
+    csr<Id> meeting(const packed_object_index<OtherShape, OtherId>& other, unsigned threads = 1) const {
+        static_assert(std::is_same<typename packed_object_index<OtherShape, OtherId>::point_type, point_type>::value,
+                      "quoct::packed_object_index::meeting: both sets need the same coordinate type and dimension");
+        std::vector<std::size_t> order(other.ids_.begin(), other.ids_.end());  // theirs, near to near
+        return detail::gather_rows<Id>(other.size(), order, threads, [&](std::size_t i, std::vector<Id>& out) {
+            const std::size_t from = out.size();
+            auto add = [&](Id id) { out.push_back(id); };
+            search(other.stored(other.position_[i]), add);
+            std::sort(out.begin() + static_cast<std::ptrdiff_t>(from), out.end());
+        });
+    }
+    /// A join with points: row i lists, sorted, the ids of the objects that contain
+    /// points[i] (contains(object, p)), on `threads` std::threads (0: one per hardware
+    /// thread). Throws std::invalid_argument for a NaN or infinite point (naming it) before
+    /// any search.
+    csr<Id> containing(const std::vector<point_type>& points, unsigned threads = 1) const {
+        for (std::size_t i = 0; i < points.size(); ++i) {
+            if (!is_finite(points[i]))
+                throw std::invalid_argument("quoct: point " + std::to_string(i) + " has a NaN or infinite coordinate");
+        }
+        return detail::gather_rows<Id>(points.size(), {}, threads, [&](std::size_t i, std::vector<Id>& out) {
+            const std::size_t from = out.size();
+            auto add = [&](Id id) { out.push_back(id); };
+            search(points[i], add);
+            std::sort(out.begin() + static_cast<std::ptrdiff_t>(from), out.end());
+        });
+    }
     ///@}
 
 private:
+    template <class, class>
+    friend class packed_object_index;
+    template <class, class>
+    friend class moving_object_index;
+    using T = scalar_type;
+    static constexpr std::size_t D = dimension;
+
     // One level: its entries' bounds axis by axis, and the least id under each entry.
     struct level {
         std::size_t count = 0;
         std::vector<T> lo[D], hi[D];
         std::vector<Id> least;
+        void resize(std::size_t n) {
+            count = n;
+            for (std::size_t a = 0; a < D; ++a) lo[a].resize(n), hi[a].resize(n);
+            least.resize(n);
+        }
     };
 
     box_type entry(std::size_t l, std::size_t i) const noexcept {
         box_type b;
         for (std::size_t a = 0; a < D; ++a) b.lo[a] = levels_[l].lo[a][i], b.hi[a] = levels_[l].hi[a][i];
         return b;
+    }
+    // The object at sorted position s.
+    Shape stored(std::size_t s) const noexcept {
+        if constexpr (traits::bounds_are_shape) {
+            return entry(0, s);
+        } else {
+            return shapes_[s];
+        }
+    }
+    // Puts `object` at sorted position s of level 0.
+    void place(std::size_t s, const Shape& object) noexcept {
+        const box_type b = traits::bounds(object);
+        level& base = levels_[0];
+        for (std::size_t a = 0; a < D; ++a) base.lo[a][s] = b.lo[a], base.hi[a][s] = b.hi[a];
+        if constexpr (!traits::bounds_are_shape) shapes_[s] = object;
     }
     // The run of sorted positions under entry i of level l.
     std::pair<std::size_t, std::size_t> run(std::size_t l, std::size_t i) const noexcept {
@@ -212,119 +387,244 @@ private:
         return {i * span, std::min(ids_.size(), (i + 1) * span)};
     }
 
-    void build(const box_type* boxes, std::size_t n);
-    struct centred {  // a box's centre and its id, moved together while sorting
-        point_type c;
-        std::size_t id;
+    // A query's three tests: which children of a node may hold an object it accepts, a node
+    // whose every object it accepts, and whether it accepts the object at a sorted position.
+    static box_type region(const point_type& p) noexcept { return box_type{p, p}; }
+    static const box_type& region(const box_type& q) noexcept { return q; }
+    static const ball_type& region(const ball_type& q) noexcept { return q; }
+    template <class Query>
+    static auto node_query(const Query& q) noexcept {
+        if constexpr (std::is_same<Query, ball_type>::value && !traits::bounds_are_shape) {
+            return ball_type{q.center, traits::reach(q.radius)};
+        } else {
+            return region(q);  // (by value: a box or a ball)
+        }
+    }
+    template <class Query>
+    bool accepts(const Query& q, std::size_t s) const noexcept {
+        if constexpr (traits::bounds_are_shape) {
+            return true;  // the level-0 test was the predicate
+        } else if constexpr (std::is_same<Query, point_type>::value) {
+            return contains(shapes_[s], q);
+        } else {
+            return intersects(q, shapes_[s]);
+        }
+    }
+
+    void build(const Shape* objects, std::size_t n);
+    void check_all(const Shape* objects, std::size_t n) const;
+    void raise_levels();
+    struct centred {  // an object's centre on the build's grid, and its id
+        std::uint32_t q[D];
+        Id id;
     };
-    static void tile(std::vector<centred>& order, std::size_t b, std::size_t e, std::size_t chunk);
-    static void bisect(std::vector<centred>& order, std::size_t b, std::size_t e, std::size_t chunk);
+    static void tile(std::vector<centred>& order, std::size_t b, std::size_t e, std::size_t chunk, const point_type& width);
+    static void bisect(std::vector<centred>& order, std::size_t b, std::size_t e, std::size_t chunk, const point_type& width);
     template <class Query, class F>
     bool search(const Query& q, F& f) const;
+    // A pair of entries of one level (i == j: an entry with itself) whose objects' meeting
+    // pairs are still to be found.
+    struct task {
+        std::size_t l, i, j;
+    };
+    template <class Next>
+    bool split(const task& t, Next&& next) const;
+    template <class F>
+    bool self_join(task start, F& f) const;
     static std::uint32_t meeting(const box_type& q, const level& c, std::size_t b, std::size_t m) noexcept;
+    static T ball_floor(const point_type& p, const box_type& node) noexcept;
 
-    std::vector<level> levels_;    // levels_[0]: the boxes in sorted order; back(): the root
+    // Parking (for moving_object_index): refits every object by id, except those marked
+    // loose, whose entries get the empty bounds (+inf, -inf) that meet nothing. Queries then
+    // take no node whole and pass parked entries by.
+    void park(const Shape* objects, const std::vector<char>& loose) {
+        if (size() == 0) return;
+        for (std::size_t s = 0; s < size(); ++s) {
+            fetch(objects, s);
+            if (!loose[ids_[s]]) {
+                place(s, objects[ids_[s]]);
+                continue;
+            }
+            park_entry(s);
+        }
+        raise_levels();
+        parked_ = true;
+    }
+    void park_entry(std::size_t s) noexcept {
+        level& base = levels_[0];
+        for (std::size_t a = 0; a < D; ++a)
+            base.lo[a][s] = std::numeric_limits<T>::infinity(), base.hi[a][s] = -std::numeric_limits<T>::infinity();
+    }
+    bool is_parked(std::size_t s) const noexcept { return levels_[0].hi[0][s] < levels_[0].lo[0][s]; }
+    // Passes over the sorted positions read objects by id, all over memory: each step asks
+    // early for the object a few steps ahead.
+    void fetch(const Shape* objects, std::size_t s) const noexcept {
+        constexpr std::size_t ahead = 48;
+#if defined(__GNUC__) || defined(__clang__)
+        if (s + ahead < ids_.size()) __builtin_prefetch(objects + ids_[s + ahead]);
+#else
+        (void)objects, (void)s;
+#endif
+    }
+
+    std::vector<level> levels_;    // levels_[0]: the objects' bounds in sorted order; back(): the root
+    std::vector<Shape> shapes_;    // balls only: the objects by sorted position
     std::vector<Id> ids_;          // by sorted position
     std::vector<Id> position_;     // by id: its sorted position
+    bool parked_ = false;          // some entries are parked (see park())
 };
 
+template <class Shape, class Id>
+class moving_object_index;
+
+/// Static boxes (see quoct::packed_object_index).
+template <class T, std::size_t D, class Id = std::uint32_t>
+using packed_box_index = packed_object_index<box<T, D>, Id>;
+/// Static balls: circles in 2D, spheres in 3D (see quoct::packed_object_index).
+template <class T, std::size_t D, class Id = std::uint32_t>
+using packed_ball_index = packed_object_index<ball<T, D>, Id>;
 /// quoct::packed_box_index in 2D.
 template <class T, class Id = std::uint32_t>
 using packed_rectangle_index = packed_box_index<T, 2, Id>;
 
-template <class T, std::size_t D, class Id>
-void packed_box_index<T, D, Id>::build(const box_type* boxes, std::size_t n) {
+template <class Shape, class Id>
+void packed_object_index<Shape, Id>::check_all(const Shape* objects, std::size_t n) const {
+    for (std::size_t i = 0; i < n; ++i) {
+        try {
+            traits::check(objects[i]);
+        } catch (const std::invalid_argument& e) {
+            throw std::invalid_argument(std::string(e.what()) + " (" + traits::noun + " " + std::to_string(i) + ")");
+        }
+    }
+}
+
+template <class Shape, class Id>
+void packed_object_index<Shape, Id>::build(const Shape* objects, std::size_t n) {
     if (n > std::size_t{std::numeric_limits<Id>::max()})
-        throw std::length_error("quoct: " + std::to_string(n) + " boxes do not fit the Id type");
+        throw std::length_error("quoct: " + std::to_string(n) + " objects do not fit the Id type");
+    check_all(objects, n);
+    // The centres on a grid of 2^32 cells an axis over their bounds: the sort moves 4 bytes
+    // a coordinate, and a cell's width per axis weighs the axes when choosing where to cut.
+    const auto centre = [&](std::size_t i) {
+        if constexpr (traits::bounds_are_shape) {
+            point_type c;
+            for (std::size_t a = 0; a < D; ++a) c[a] = objects[i].lo[a] / 2 + objects[i].hi[a] / 2;
+            return c;
+        } else {
+            return objects[i].center;
+        }
+    };
+    box_type region{};
+    if (n != 0) region.lo = region.hi = centre(0);
+    for (std::size_t i = 1; i < n; ++i) {
+        const point_type c = centre(i);
+        for (std::size_t a = 0; a < D; ++a) region.lo[a] = std::min(region.lo[a], c[a]), region.hi[a] = std::max(region.hi[a], c[a]);
+    }
+    const detail::quantizer<T, D> grid(region, 32);
+    point_type width;  // of a cell, per axis (halved both sides where the extent overflows)
+    for (std::size_t a = 0; a < D; ++a) width[a] = std::ldexp(region.hi[a] / 2 - region.lo[a] / 2, -31);
     std::vector<centred> order(n);
     for (std::size_t i = 0; i < n; ++i) {
-        const box_type& b = boxes[i];
-        try {
-            detail::check_point(b.lo, "box corner");
-            detail::check_point(b.hi, "box corner");
-            detail::check_box(b);
-        } catch (const std::invalid_argument& e) {
-            throw std::invalid_argument(std::string(e.what()) + " (box " + std::to_string(i) + ")");
-        }
-        order[i].id = i;
-        for (std::size_t a = 0; a < D; ++a) order[i].c[a] = b.lo[a] / 2 + b.hi[a] / 2;
+        const point_type c = centre(i);
+        for (std::size_t a = 0; a < D; ++a) order[i].q[a] = static_cast<std::uint32_t>(grid.cell(c[a], a));
+        order[i].id = static_cast<Id>(i);
     }
-    std::size_t span = 1;  // boxes under the root
+    std::size_t span = 1;  // objects under the root
     while (span < n) span *= fanout;
-    tile(order, 0, n, span / fanout);
+    tile(order, 0, n, span / fanout, width);
     ids_.resize(n);
     position_.resize(n);
+    if constexpr (!traits::bounds_are_shape) shapes_.resize(n);
     levels_.assign(1, level{});
-    level& base = levels_[0];
-    base.count = n;
-    for (std::size_t a = 0; a < D; ++a) base.lo[a].resize(n), base.hi[a].resize(n);
-    base.least.resize(n);
+    levels_[0].resize(n);
+    constexpr std::size_t ahead = 16;  // objects are read in the tree's order, not theirs: fetch early
     for (std::size_t s = 0; s < n; ++s) {
-        const std::size_t i = order[s].id;
-        ids_[s] = static_cast<Id>(i);
+#if defined(__GNUC__) || defined(__clang__)
+        if (s + ahead < n) {
+            __builtin_prefetch(objects + order[s + ahead].id);
+            __builtin_prefetch(position_.data() + order[s + ahead].id, 1);
+        }
+#endif
+        const Id i = order[s].id;
+        ids_[s] = i;
         position_[i] = static_cast<Id>(s);
-        base.least[s] = static_cast<Id>(i);
-        for (std::size_t a = 0; a < D; ++a) base.lo[a][s] = boxes[i].lo[a], base.hi[a][s] = boxes[i].hi[a];
+        levels_[0].least[s] = i;
+        place(s, objects[i]);
     }
-    while (levels_.back().count > 1) {
-        const std::size_t below = levels_.back().count, count = (below + fanout - 1) / fanout;
-        level up;
-        up.count = count;
-        for (std::size_t a = 0; a < D; ++a) up.lo[a].resize(count), up.hi[a].resize(count);
-        up.least.resize(count);
-        const level& child = levels_.back();
+    raise_levels();
+}
+
+// Levels 1 and up from level 0: each entry the union of its run of `fanout` below.
+template <class Shape, class Id>
+void packed_object_index<Shape, Id>::raise_levels() {
+    std::size_t l = 0;
+    for (; levels_[l].count > 1; ++l) {
+        const std::size_t below = levels_[l].count, count = (below + fanout - 1) / fanout;
+        if (levels_.size() == l + 1) levels_.emplace_back();
+        level& up = levels_[l + 1];
+        up.resize(count);
+        const level& child = levels_[l];
         for (std::size_t j = 0; j < count; ++j) {
             const std::size_t b = j * fanout, e = std::min(below, b + fanout);
             for (std::size_t a = 0; a < D; ++a) {
-                up.lo[a][j] = *std::min_element(child.lo[a].begin() + static_cast<std::ptrdiff_t>(b),
-                                                child.lo[a].begin() + static_cast<std::ptrdiff_t>(e));
-                up.hi[a][j] = *std::max_element(child.hi[a].begin() + static_cast<std::ptrdiff_t>(b),
-                                                child.hi[a].begin() + static_cast<std::ptrdiff_t>(e));
+                T lo = child.lo[a][b], hi = child.hi[a][b];
+                for (std::size_t k = b + 1; k < e; ++k) lo = std::min(lo, child.lo[a][k]), hi = std::max(hi, child.hi[a][k]);
+                up.lo[a][j] = lo, up.hi[a][j] = hi;
             }
-            up.least[j] = *std::min_element(child.least.begin() + static_cast<std::ptrdiff_t>(b),
-                                            child.least.begin() + static_cast<std::ptrdiff_t>(e));
+            Id least = child.least[b];
+            for (std::size_t k = b + 1; k < e; ++k) least = std::min(least, child.least[k]);
+            up.least[j] = least;
         }
-        levels_.push_back(std::move(up));
     }
+    levels_.resize(l + 1);
 }
 
-// Top down: orders [b, e) so that each run of `chunk` boxes (a child of the node over
+// Top down: orders [b, e) so that each run of `chunk` objects (a child of the node over
 // [b, e)) is a tile of space, then each run for its own children.
-template <class T, std::size_t D, class Id>
-void packed_box_index<T, D, Id>::tile(std::vector<centred>& order, std::size_t b, std::size_t e, std::size_t chunk) {
+template <class Shape, class Id>
+void packed_object_index<Shape, Id>::tile(std::vector<centred>& order, std::size_t b, std::size_t e,
+                                          std::size_t chunk, const point_type& width) {
     if (chunk <= 1 || e - b <= 1) return;  // (the order inside a leaf does not matter)
-    bisect(order, b, e, chunk);
-    for (std::size_t s = b; s < e; s += chunk) tile(order, s, std::min(e, s + chunk), chunk / fanout);
+    bisect(order, b, e, chunk, width);
+    for (std::size_t s = b; s < e; s += chunk) tile(order, s, std::min(e, s + chunk), chunk / fanout, width);
 }
 
 // Cuts [b, e) into tiles of whole chunks by halving: at a chunk boundary near the middle,
-// across the longest extent of the centres (so tiles come out about square whatever the
-// data's shape), each half again, in O(n log chunks).
-template <class T, std::size_t D, class Id>
-void packed_box_index<T, D, Id>::bisect(std::vector<centred>& order, std::size_t b, std::size_t e, std::size_t chunk) {
+// across the longest extent of the centres (cells times the cell's width, over a sample of
+// about 2,048 of them: so tiles come out about square whatever the data's shape), each half
+// again, in O(n log chunks).
+template <class Shape, class Id>
+void packed_object_index<Shape, Id>::bisect(std::vector<centred>& order, std::size_t b, std::size_t e,
+                                            std::size_t chunk, const point_type& width) {
     const std::size_t chunks = (e - b + chunk - 1) / chunk;
     if (chunks <= 1) return;
-    point_type lo = order[b].c, hi = lo;
-    for (std::size_t s = b + 1; s < e; ++s)
+    std::uint32_t lo[D], hi[D];
+    for (std::size_t a = 0; a < D; ++a) lo[a] = hi[a] = order[b].q[a];
+    const std::size_t stride = std::max<std::size_t>(1, (e - b) / 2048);  // a sample is enough to choose
+    for (std::size_t s = b + stride; s < e; s += stride)
         for (std::size_t a = 0; a < D; ++a) {
-            lo[a] = std::min(lo[a], order[s].c[a]);
-            hi[a] = std::max(hi[a], order[s].c[a]);
+            lo[a] = std::min(lo[a], order[s].q[a]);
+            hi[a] = std::max(hi[a], order[s].q[a]);
         }
     std::size_t axis = 0;
-    for (std::size_t a = 1; a < D; ++a)
-        if (hi[a] - lo[a] > hi[axis] - lo[axis]) axis = a;
+    T longest = 0;
+    for (std::size_t a = 0; a < D; ++a) {
+        const T extent = static_cast<T>(hi[a] - lo[a]) * width[a];
+        if (extent > longest) longest = extent, axis = a;
+    }
     const std::size_t cut = b + chunks / 2 * chunk;
     std::nth_element(order.begin() + static_cast<std::ptrdiff_t>(b), order.begin() + static_cast<std::ptrdiff_t>(cut),
                      order.begin() + static_cast<std::ptrdiff_t>(e),
-                     [axis](const centred& x, const centred& y) { return x.c[axis] < y.c[axis]; });
-    bisect(order, b, cut, chunk);
-    bisect(order, cut, e, chunk);
+                     [axis](const centred& x, const centred& y) { return x.q[axis] < y.q[axis]; });
+    bisect(order, b, cut, chunk, width);
+    bisect(order, cut, e, chunk, width);
 }
 
 // Bit k: entry b + k of level c (k < m) meets q, by intersects(q, box) (closed; nothing
 // here is NaN). Two doubles at a time with SSE2 (every x86-64 has it) for a full node.
-template <class T, std::size_t D, class Id>
-std::uint32_t packed_box_index<T, D, Id>::meeting(const box_type& q, const level& c, std::size_t b, std::size_t m) noexcept {
+template <class Shape, class Id>
+std::uint32_t packed_object_index<Shape, Id>::meeting(const box_type& q, const level& c, std::size_t b,
+                                                      std::size_t m) noexcept {
 #if defined(__SSE2__)
     if constexpr (std::is_same<T, double>::value && fanout % 2 == 0) {
         if (m == fanout) {
@@ -353,21 +653,23 @@ std::uint32_t packed_box_index<T, D, Id>::meeting(const box_type& q, const level
     return met;
 }
 
-// Depth first from the root: a node's children tested in one pass (boxes: one vectorised
-// loop), the ones inside the query taken whole, the others met descended (or, on level 0,
-// reported).
-template <class T, std::size_t D, class Id>
+// Depth first from the root: a node's children tested in one pass (against a box: one
+// vectorised loop), the ones inside the query taken whole, the others met descended (or,
+// on level 0, tested by the query's predicate and reported).
+template <class Shape, class Id>
 template <class Query, class F>
-bool packed_box_index<T, D, Id>::search(const Query& q, F& f) const {
+bool packed_object_index<Shape, Id>::search(const Query& q, F& f) const {
     if (ids_.empty()) return true;
+    const auto nq = node_query(q);   // the shape nodes are tested against
+    const auto& whole_q = region(q);  // a node inside it is taken whole
     const std::size_t top = levels_.size() - 1;
-    if (!intersects(q, entry(top, 0))) return true;
-    if (top == 0) return detail::go_on(f, ids_[0]);  // one box: the root is the box
+    if (!intersects(nq, entry(top, 0))) return true;
+    if (top == 0) return !accepts(q, 0) || detail::go_on(f, ids_[0]);  // one object: the root is its box
     struct item {
         std::size_t l, i;
     };
     // Depth first holds at most fanout - 1 siblings a level, and a level more is a factor
-    // fanout more boxes: 64 levels would number more boxes than memory holds.
+    // fanout more objects: 64 levels would number more objects than memory holds.
     item stack[64 * fanout];
     std::size_t depth = 0;
     const auto whole = [&](std::size_t l, std::size_t i) {
@@ -376,24 +678,24 @@ bool packed_box_index<T, D, Id>::search(const Query& q, F& f) const {
             if (!detail::go_on(f, ids_[s])) return false;
         return true;
     };
-    if (contains(q, entry(top, 0))) return whole(top, 0);
+    if (!parked_ && contains(whole_q, entry(top, 0))) return whole(top, 0);
     stack[depth++] = {top, 0};
     while (depth != 0) {
         const item it = stack[--depth];
         const std::size_t l = it.l - 1;
         const level& c = levels_[l];
         const std::size_t b = it.i * fanout, m = std::min(c.count - b, fanout);
-        std::uint32_t met = 0;  // bit k: child k meets q
-        if constexpr (std::is_same<Query, box_type>::value) {
-            met = meeting(q, c, b, m);
+        std::uint32_t met = 0;  // bit k: child k meets the node query
+        if constexpr (std::is_same<std::decay_t<decltype(nq)>, box_type>::value) {
+            met = meeting(nq, c, b, m);
         } else {
-            for (std::size_t k = 0; k < m; ++k) met |= static_cast<std::uint32_t>(intersects(q, entry(l, b + k))) << k;
+            for (std::size_t k = 0; k < m; ++k) met |= static_cast<std::uint32_t>(intersects(nq, entry(l, b + k))) << k;
         }
         for (; met != 0; met &= met - 1) {
             const std::size_t j = b + detail::lowest_bit(met);
             if (l == 0) {
-                if (!detail::go_on(f, ids_[j])) return false;
-            } else if (contains(q, entry(l, j))) {
+                if (accepts(q, j) && !detail::go_on(f, ids_[j])) return false;
+            } else if (!parked_ && contains(whole_q, entry(l, j))) {
                 if (!whole(l, j)) return false;
             } else {
                 stack[depth++] = {l, j};
@@ -403,10 +705,102 @@ bool packed_box_index<T, D, Id>::search(const Query& q, F& f) const {
     return true;
 }
 
+// The broad phase as one traversal of the tree with itself (a dual-tree join): an entry
+// with itself goes to each child with itself and each pair of its children that meet; two
+// entries that meet go to each pair of their children that meet (each child of one tested
+// against all the other's in one pass). On level 0 a pair of objects whose bounds meet is
+// decided by the predicate. Every pair of objects is reached at most once: from the deepest
+// entry holding both.
+template <class Shape, class Id>
+template <class Next>
+bool packed_object_index<Shape, Id>::split(const task& t, Next&& next) const {
+    const std::size_t l = t.l - 1;
+    const level& c = levels_[l];
+    const std::size_t bi = t.i * fanout, mi = std::min(c.count - bi, fanout);
+    const std::size_t bj = t.j * fanout, mj = std::min(c.count - bj, fanout);
+    for (std::size_t x = bi; x < bi + mi; ++x) {
+        std::uint32_t met = meeting(entry(l, x), c, bj, mj);
+        if (t.i == t.j) {  // the children after x, and x with itself above level 0
+            met &= ~((std::uint32_t{2} << (x - bi)) - 1);
+            if (l != 0 && !next(task{l, x, x})) return false;
+        }
+        for (; met != 0; met &= met - 1)
+            if (!next(task{l, x, bj + detail::lowest_bit(met)})) return false;
+    }
+    return true;
+}
+
+template <class Shape, class Id>
+template <class F>
+bool packed_object_index<Shape, Id>::self_join(task start, F& f) const {
+    std::vector<task> stack{start};
+    const auto push = [&](const task& t) {
+        stack.push_back(t);
+        return true;
+    };
+    const auto pair = [&](const task& t) {  // two objects whose bounds meet
+        if (!traits::bounds_are_shape && !intersects(stored(t.i), stored(t.j))) return true;
+        const Id a = ids_[t.i], b = ids_[t.j];
+        return a < b ? detail::go_on(f, a, b) : detail::go_on(f, b, a);
+    };
+    if (start.l == 0) return pair(start);
+    while (!stack.empty()) {
+        const task t = stack.back();
+        stack.pop_back();
+        if (!(t.l == 1 ? split(t, pair) : split(t, push))) return false;
+    }
+    return true;
+}
+
+template <class Shape, class Id>
+std::vector<std::pair<Id, Id>> packed_object_index<Shape, Id>::colliding_pairs(unsigned threads) const {
+    using pair_type = std::pair<Id, Id>;
+    std::vector<pair_type> pairs;
+    if (size() < 2) return pairs;
+    // Tasks: the traversal's pairs of entries some levels below the root (enough to share
+    // among threads), each joined on its own; then the pairs counted into rows by a.
+    std::vector<task> tasks{{levels_.size() - 1, 0, 0}};
+    while (!tasks.empty() && tasks.size() < 64 * std::max(1u, threads) && tasks.front().l > 1) {
+        std::vector<task> below;
+        for (const task& t : tasks)
+            split(t, [&](const task& u) {
+                below.push_back(u);
+                return true;
+            });
+        tasks.swap(below);
+    }
+    std::vector<std::vector<pair_type>> found(tasks.size());
+    detail::for_each_chunk(tasks.size(), threads, [&](std::size_t k) {
+        auto keep = [&](Id a, Id b) { found[k].emplace_back(a, b); };
+        self_join(tasks[k], keep);
+    });
+    return detail::sorted_pairs(found, size());
+}
+
+// A lower bound of distance_sq(p, s) for every ball s whose box lies in `node`. With u the
+// unit roundoff, d the real distance from p to the node and F to its farthest corner, a
+// ball's rounded measure is at least (d - (D / 2 + 3) u F)^2 (1 - 3u): the real gap
+// |p - c| - r is at least d (the ball lies in the node), |p - c| at most F (the centre
+// does), and each of the measure's roundings is relative to |p - c| (its squares never
+// overflow here, and an underflow costs less than the square root of the least normal).
+// The bound subtracts (D + 8) eps (4 times that) of the computed distances, and that least
+// normal's root, before squaring: the roundings of this bound itself stay inside the
+// margin. An overflowing distance gives NaN below, so 0.
+template <class Shape, class Id>
+typename packed_object_index<Shape, Id>::T packed_object_index<Shape, Id>::ball_floor(const point_type& p,
+                                                                                       const box_type& node) noexcept {
+    const T near = std::sqrt(distance_sq(p, node));
+    if (!(near > 0)) return 0;
+    const T far = std::sqrt(farthest_distance_sq(p, node));
+    constexpr T slack = T(D + 8) * std::numeric_limits<T>::epsilon();
+    const T g = near - (near + far) * slack - std::sqrt(std::numeric_limits<T>::min());
+    return g > 0 ? g * g * (1 - 2 * std::numeric_limits<T>::epsilon()) : T(0);
+}
+
 // Best first by (least squared distance, least id) over nodes, with the k best (squared
-// distance, id) so far: a node whose pair is not below the k-th best holds no better box.
-template <class T, std::size_t D, class Id>
-void packed_box_index<T, D, Id>::nearest(const point_type& p, std::size_t k, std::vector<neighbor_type>& out) const {
+// distance, id) so far: a node whose pair is not below the k-th best holds no better object.
+template <class Shape, class Id>
+void packed_object_index<Shape, Id>::nearest(const point_type& p, std::size_t k, std::vector<neighbor_type>& out) const {
     detail::check_k(k);
     detail::check_point(p, "query point");
     out.clear();
@@ -423,13 +817,21 @@ void packed_box_index<T, D, Id>::nearest(const point_type& p, std::size_t k, std
     const auto before = [](const neighbor_type& x, const neighbor_type& y) {
         return x.distance_sq < y.distance_sq || (!(y.distance_sq < x.distance_sq) && x.id < y.id);
     };
+    const auto floor = [&](const box_type& b) {  // no object under a node box is nearer
+        if constexpr (traits::bounds_are_shape) {
+            return distance_sq(p, b);
+        } else {
+            return ball_floor(p, b);
+        }
+    };
+    const auto measure = [&](std::size_t s) { return distance_sq(p, stored(s)); };
     std::vector<node> heap;  // (as std::priority_queue over a vector reserved once)
     heap.reserve(8 * fanout);
     std::priority_queue<node> queue(std::less<node>(), std::move(heap));
     std::vector<neighbor_type>& best = out;  // a max-heap on (distance, id) while searching
     best.reserve(k);
     const std::size_t top = levels_.size() - 1;
-    queue.push({distance_sq(p, entry(top, 0)), levels_[top].least[0], top, 0});
+    queue.push({floor(entry(top, 0)), levels_[top].least[0], top, 0});
     const auto offer = [&](const neighbor_type& cand) {
         if (best.size() < k) {
             best.push_back(cand);
@@ -440,24 +842,246 @@ void packed_box_index<T, D, Id>::nearest(const point_type& p, std::size_t k, std
             std::push_heap(best.begin(), best.end(), before);
         }
     };
-    if (top == 0) queue.pop(), offer({ids_[0], distance_sq(p, entry(0, 0))});  // one box
+    if (top == 0) {  // one object
+        queue.pop();
+        if (!parked_ || !is_parked(0)) offer({ids_[0], measure(0)});
+    }
     while (!queue.empty()) {
         const node n = queue.top();
         if (best.size() == k && !before(neighbor_type{n.least, n.d2}, best.front())) break;
         queue.pop();
         const std::size_t l = n.l - 1, b = n.i * fanout, m = std::min(levels_[l].count - b, fanout);
         for (std::size_t j = b; j < b + m; ++j) {
-            const T d2 = distance_sq(p, entry(l, j));
-            if (l == 0) {  // a box: straight to the k best
-                offer({ids_[j], d2});
+            if (l == 0) {  // an object: straight to the k best
+                if (!parked_ || !is_parked(j)) offer({ids_[j], measure(j)});
                 continue;
             }
-            const node child{d2, levels_[l].least[j], l, j};
+            const node child{floor(entry(l, j)), levels_[l].least[j], l, j};
             if (best.size() == k && !before(neighbor_type{child.least, child.d2}, best.front())) continue;
             queue.push(child);
         }
     }
     std::sort_heap(best.begin(), best.end(), before);
+}
+
+
+/// Objects that move every step (a simulation's particles, a game's bodies): a
+/// packed_object_index of where they were at the last build, refitted as they move, beside a
+/// second, small one of the objects that went far (see the top of this header). Queries and
+/// pairs answer for where the objects are now, exactly as a packed_object_index built anew
+/// would (the same ids, the same predicates, pairs sorted the same).
+///
+/// update() takes every object's new shape. An object stays in the main tree while its
+/// bounds stay inside its leaf's fat box (the leaf's box at the build, grown by a quarter of
+/// its largest width on every side): its entry is refitted in place. One that leaves it goes
+/// loose until the next build: its entry is parked (meets nothing), and it joins the loose
+/// index, built anew (small) on each update. When more than a loose_limit() of the objects
+/// are loose, update() builds the main tree anew and no object is loose.
+template <class Shape, class Id = std::uint32_t>
+class moving_object_index {
+    using packed = packed_object_index<Shape, Id>;
+    using traits = detail::packed_shape<Shape>;
+
+public:
+    using shape_type = Shape;                                ///< the indexed objects
+    using scalar_type = typename packed::scalar_type;        ///< the coordinate type
+    using id_type = Id;                                      ///< the object ids
+    static constexpr std::size_t dimension = packed::dimension;  ///< the number of coordinates
+    using point_type = typename packed::point_type;          ///< a point
+    using box_type = typename packed::box_type;              ///< a closed box (a query)
+    using ball_type = typename packed::ball_type;            ///< a closed ball (a query)
+    using neighbor_type = typename packed::neighbor_type;    ///< one result of nearest()
+
+    /// An empty index.
+    moving_object_index() = default;
+    /// Indexes the objects of `objects` (ids 0..size-1); throws as packed_object_index's
+    /// constructor.
+    explicit moving_object_index(const std::vector<Shape>& objects) : objects_(objects) { build(); }
+
+    /// Objects indexed.
+    std::size_t size() const noexcept { return objects_.size(); }
+    /// True when no object is indexed.
+    bool empty() const noexcept { return objects_.empty(); }
+    /// Object `id` as last given. Throws std::out_of_range if id >= size().
+    Shape shape(Id id) const {
+        if (id >= size()) throw std::out_of_range("quoct: id " + std::to_string(id) + " is not an object of the index");
+        return objects_[id];
+    }
+    /// Objects now in the loose index (0 after a build).
+    std::size_t loose() const noexcept { return loose_.size(); }
+    /// How many objects may be loose before update() builds anew: one in eight.
+    std::size_t loose_limit() const noexcept { return size() / 8; }
+    /// Times the main tree was built (the constructor's included).
+    std::size_t builds() const noexcept { return builds_; }
+    /// Bytes the index holds: both trees, the objects, the fat boxes and the loose ids.
+    std::size_t memory_bytes() const noexcept {
+        return main_.memory_bytes() + side_.memory_bytes() + objects_.size() * (sizeof(Shape) + 1) +
+               fat_.size() * sizeof(box_type) + loose_.size() * sizeof(Id);
+    }
+
+    /// Moves the objects: object i becomes objects[i], for all n == size() of them. Throws
+    /// std::invalid_argument if n != size() or for a bad object (as the constructor),
+    /// std::bad_alloc, leaving the index as it was.
+    void update(const Shape* objects, std::size_t n);
+    /// As update(objects, n) with the objects of `objects`.
+    void update(const std::vector<Shape>& objects) { update(objects.data(), objects.size()); }
+
+    /// @name Queries
+    /// As packed_object_index's, over the objects as last given.
+    ///@{
+    /// Calls f(id) for every object meeting `q` (a box or a ball); false from f stops (then
+    /// returns false).
+    template <class Query, class F>
+    bool visit(const Query& q, F&& f) const {
+        if (!main_.visit(q, f)) return false;
+        return side_.visit(q, [&](Id k) { return detail::go_on(f, loose_[k]); });
+    }
+    /// Ids of the objects meeting the query (a box or a ball), in no particular order.
+    template <class Query>
+    std::vector<Id> query(const Query& q) const {
+        std::vector<Id> out;
+        visit(q, [&](Id id) { out.push_back(id); });
+        return out;
+    }
+    /// Ids of the objects that contain `p`, in no particular order.
+    std::vector<Id> containing(const point_type& p) const {
+        std::vector<Id> out = main_.containing(p);
+        for (const Id k : side_.containing(p)) out.push_back(loose_[k]);
+        return out;
+    }
+    /// The min(k, size()) objects nearest `p`, nearest first, ties by smaller id.
+    void nearest(const point_type& p, std::size_t k, std::vector<neighbor_type>& out) const {
+        std::vector<neighbor_type> other;
+        main_.nearest(p, k, out);
+        side_.nearest(p, k, other);
+        for (neighbor_type& x : other) x.id = loose_[x.id];
+        out.insert(out.end(), other.begin(), other.end());
+        std::sort(out.begin(), out.end(), [](const neighbor_type& x, const neighbor_type& y) {
+            return x.distance_sq < y.distance_sq || (!(y.distance_sq < x.distance_sq) && x.id < y.id);
+        });
+        if (out.size() > k) out.resize(k);
+    }
+    /// Calls f(a, b) once for every pair of objects that meet, a < b; false from f stops
+    /// (then returns false). Serial; the order is unspecified.
+    template <class F>
+    bool for_each_colliding_pair(F&& f) const {
+        const auto ordered = [&](Id a, Id b) { return a < b ? detail::go_on(f, a, b) : detail::go_on(f, b, a); };
+        if (!main_.for_each_colliding_pair(f)) return false;
+        if (!side_.for_each_colliding_pair([&](Id a, Id b) { return ordered(loose_[a], loose_[b]); })) return false;
+        for (std::size_t k = 0; k < loose_.size(); ++k) {
+            auto with = [&](Id b) { return ordered(loose_[k], b); };
+            if (!main_.search(objects_[loose_[k]], with)) return false;
+        }
+        return true;
+    }
+    /// Every pair (a, b) of objects that meet, a < b, sorted by (a, b), on `threads`
+    /// std::threads (0: one per hardware thread); the same list for any thread count.
+    std::vector<std::pair<Id, Id>> colliding_pairs(unsigned threads = 1) const {
+        std::vector<std::vector<std::pair<Id, Id>>> parts(3);
+        parts[0] = main_.colliding_pairs(threads);
+        for (const auto& p : side_.colliding_pairs(threads)) {
+            const Id a = loose_[p.first], b = loose_[p.second];
+            parts[1].emplace_back(std::min(a, b), std::max(a, b));
+        }
+        const csr<Id> cross = main_.meeting(side_, threads);  // row k: the main objects loose k meets
+        for (std::size_t k = 0; k < loose_.size(); ++k)
+            for (const Id b : cross.row(k)) parts[2].emplace_back(std::min(loose_[k], b), std::max(loose_[k], b));
+        return detail::sorted_pairs(parts, size());
+    }
+    ///@}
+
+private:
+    void build();
+
+    std::vector<Shape> objects_;   // by id, as last given
+    packed main_, side_;           // where the objects were at the build; the loose ones
+    std::vector<box_type> fat_;    // per leaf of main_: its box at the build, grown
+    std::vector<Id> loose_;        // side_'s ids: the loose objects' ids
+    std::vector<char> is_loose_;   // by id
+    std::size_t builds_ = 0;
+};
+
+/// Moving balls (see quoct::moving_object_index).
+template <class T, std::size_t D, class Id = std::uint32_t>
+using moving_ball_index = moving_object_index<ball<T, D>, Id>;
+/// Moving boxes (see quoct::moving_object_index).
+template <class T, std::size_t D, class Id = std::uint32_t>
+using moving_box_index = moving_object_index<box<T, D>, Id>;
+
+template <class Shape, class Id>
+void moving_object_index<Shape, Id>::build() {
+    packed fresh(objects_);
+    std::vector<box_type> fat;
+    if (fresh.levels_.size() > 1) {
+        fat.resize(fresh.levels_[1].count);
+        for (std::size_t j = 0; j < fat.size(); ++j) {
+            const box_type b = fresh.entry(1, j);
+            scalar_type grow = 0;
+            for (std::size_t a = 0; a < dimension; ++a) grow = std::max(grow, (b.hi[a] - b.lo[a]) / 4);
+            for (std::size_t a = 0; a < dimension; ++a)
+                fat[j].lo[a] = detail::minus_down(b.lo[a], grow), fat[j].hi[a] = detail::plus_up(b.hi[a], grow);
+        }
+    }
+    main_ = std::move(fresh);
+    fat_ = std::move(fat);
+    side_ = packed();
+    loose_.clear();
+    is_loose_.assign(objects_.size(), 0);
+    ++builds_;
+}
+
+template <class Shape, class Id>
+void moving_object_index<Shape, Id>::update(const Shape* objects, std::size_t n) {
+    if (n != size())
+        throw std::invalid_argument("quoct: update needs " + std::to_string(size()) + " objects, got " + std::to_string(n));
+    main_.check_all(objects, n);
+    const auto rebuild = [&] {
+        std::vector<Shape> copy(objects, objects + n);
+        std::swap(objects_, copy);
+        try {
+            build();
+        } catch (...) {
+            std::swap(objects_, copy);
+            throw;
+        }
+    };
+    if (fat_.empty()) return rebuild();
+    loose_.reserve(loose_limit() + 1);
+    // One pass in the tree's order (a leaf after another): each object refitted in place, or
+    // parked and made loose. What throws after it is undone by parking the old objects again.
+    const std::size_t before = loose_.size();
+    const auto undo = [&] {
+        for (std::size_t k = before; k < loose_.size(); ++k) is_loose_[loose_[k]] = 0;
+        loose_.resize(before);
+        main_.park(objects_.data(), is_loose_);
+    };
+    for (std::size_t s = 0; s < n; ++s) {
+        main_.fetch(objects, s);
+        const Id id = main_.ids_[s];
+        if (is_loose_[id]) continue;  // parked already
+        const box_type b = traits::bounds(objects[id]);
+        if (contains(fat_[s / packed::fanout], b)) {
+            main_.place(s, objects[id]);
+        } else if (loose_.size() < loose_limit()) {
+            main_.park_entry(s);
+            is_loose_[id] = 1;
+            loose_.push_back(id);
+        } else {  // past the limit: build anew
+            undo();
+            return rebuild();
+        }
+    }
+    try {
+        std::vector<Shape> side_objects(loose_.size());
+        for (std::size_t k = 0; k < loose_.size(); ++k) side_objects[k] = objects[loose_[k]];
+        side_ = packed(side_objects);
+    } catch (...) {
+        undo();
+        throw;
+    }
+    main_.raise_levels();
+    main_.parked_ = true;
+    std::copy(objects, objects + n, objects_.begin());
 }
 
 }  // namespace quoct

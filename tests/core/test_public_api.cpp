@@ -18,8 +18,12 @@
 template class quoct::orthtree<float, 2>;
 template class quoct::orthtree<double, 3>;
 template class quoct::orthtree<double, 4, std::uint64_t>;
-template class quoct::packed_box_index<float, 2>;
-template class quoct::packed_box_index<double, 3, std::uint64_t>;
+template class quoct::packed_object_index<quoct::box<float, 2>>;
+template class quoct::packed_object_index<quoct::box<double, 3>, std::uint64_t>;
+template class quoct::packed_object_index<quoct::ball<float, 3>>;
+template class quoct::packed_object_index<quoct::ball<double, 2>, std::uint16_t>;
+template class quoct::moving_object_index<quoct::ball<double, 3>>;
+template class quoct::moving_object_index<quoct::box<float, 2>, std::uint64_t>;
 template class quoct::dynamic_orthtree<float, 2>;
 template class quoct::dynamic_orthtree<double, 3, std::uint64_t>;
 template class quoct::periodic_index<quoct::orthtree<float, 3>>;

@@ -187,7 +187,7 @@ public:
         return morton_key<D>(q);
     }
 
-private:
+    /// The cell of coordinate v on axis a, in [0, 2^bits).
     std::uint64_t cell(T v, std::size_t a) const {
         const T offset = v * pre_[a] - lo_[a];
         const T t = divide_[a] ? offset / extent_[a] * cells_ : offset * scale_[a];
@@ -201,6 +201,8 @@ private:
         // keeps its infinities inside its region, and never queries with them.
         return t < cells_ ? static_cast<std::uint64_t>(static_cast<std::int64_t>(std::max(t, T(0)))) : last_;
     }
+
+private:
 
     T cells_;
     std::uint64_t last_;
