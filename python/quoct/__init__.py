@@ -11,8 +11,9 @@ padding rules, so most code changes only its import.
     >>> d, i = t.query(pts[:10], k=4)                     # (10, 4) each
 
 Classes: :class:`Tree` (static, like cKDTree, optionally periodic), :class:`DynamicTree`
-(insert, erase, move with stable ids) and :class:`quoct.geo.Index` (lon/lat points,
-great-circle distances in km).
+(insert, erase, move with stable ids), :class:`quoct.geo.Index` (lon/lat points,
+great-circle distances in km) and :class:`BoxTree` (boxes: those meeting a box or a ball,
+those holding a point, the nearest, every overlapping pair).
 
 Where quoct differs from cKDTree, on purpose:
 
@@ -68,7 +69,7 @@ from . import geo
 from ._checks import leafsize as _leafsize
 from ._core import FileError
 
-__all__ = ["Tree", "TreeNode", "DynamicTree", "FileError", "geo", "read_las", "iter_las", "las_header"]
+__all__ = ["Tree", "TreeNode", "DynamicTree", "BoxTree", "FileError", "geo", "read_las", "iter_las", "las_header"]
 __version__ = _core.__version__
 
 _MAX_DIM = 8  # Tree; DynamicTree takes up to _MAX_DYNAMIC_DIM
@@ -1117,3 +1118,119 @@ def read_las(path, fields=(), check_bounds=True):
     count = reader.header["point_count"]
     xyz, values = reader.read(max(count, 1))
     return xyz, {name: values[:, j].copy() for j, name in enumerate(names)}
+
+
+def _split_rows(offsets, values):
+    """A csr (offsets, values) as a list of int64 arrays, one per row."""
+    return _np.split(values, offsets[1:-1]) if len(offsets) > 1 else []
+
+
+class BoxTree:
+    """A static index of axis-aligned boxes (rectangles in 2-D, boxes in 3-D).
+
+    BoxTree(mins, maxes)
+
+    Box i spans ``mins[i]`` to ``maxes[i]`` (both of shape (n, m), m = 2 or 3) and has id i.
+    Boxes are closed: boxes that share a face, an edge or a corner meet, a point on a face
+    is inside. The boxes are packed into a hierarchy of their own bounds (a packed R-tree,
+    as ``quoct::packed_box_index`` in C++); every answer is exact, equal to testing every
+    box.
+
+    Queries (each answer an int64 array of ids, sorted; batches give a list of them):
+    ``query_box`` (boxes meeting a box), ``query_ball_point`` (boxes meeting a ball),
+    ``query_point`` (boxes containing a point), ``query`` (the k nearest boxes, scipy's
+    ``(d, i)``), ``query_pairs`` (every pair of boxes that meet) and ``query_box_tree``
+    (for each box of another tree, the boxes of this one that meet it).
+
+    Raises ValueError for a wrong shape, a NaN or infinite corner, or a box with
+    ``mins > maxes`` on an axis (naming the box). Trees are immutable: any number of
+    threads may query one at once; every method releases the GIL.
+    """
+
+    def __init__(self, mins, maxes):
+        lo = _points(mins, "mins", max_dim=3)
+        hi = _points(maxes, "maxes", max_dim=3)
+        if lo.shape != hi.shape:
+            raise ValueError(f"quoct: mins and maxes must have the same shape, got {lo.shape} and {hi.shape}")
+        if lo.shape[1] not in (2, 3):
+            raise ValueError(f"quoct: BoxTree takes 2-D or 3-D boxes, got {lo.shape[1]} columns")
+        self.m = lo.shape[1]
+        self._core = getattr(_core, f"Boxes{self.m}")(lo, hi)
+
+    @property
+    def n(self):
+        """Number of boxes."""
+        return self._core.size
+
+    def __len__(self):
+        return self._core.size
+
+    def __repr__(self):
+        return f"quoct.BoxTree(n={self.n}, m={self.m})"
+
+    @property
+    def mins(self):
+        """The boxes' lower corners, (n, m) (a copy)."""
+        return self._core.bounds()[0]
+
+    @property
+    def maxes(self):
+        """The boxes' upper corners, (n, m) (a copy)."""
+        return self._core.bounds()[1]
+
+    def _batch(self, x):
+        arr, lead = _queries(x, self.m)
+        return arr, lead
+
+    def _rows(self, lead, offsets, values):
+        rows = _split_rows(offsets, values)
+        return rows[0] if lead == () else rows
+
+    def query_box(self, mins, maxes, workers=1):
+        """Ids of the boxes meeting the box [mins, maxes] (shape (m,): one array), or each
+        of many (shape (..., m): a list of arrays, flattened in C order). A query box may
+        reach to infinity; NaN or ``mins > maxes`` raise ValueError."""
+        lo, lead = self._batch(mins)
+        hi, lead_hi = self._batch(maxes)
+        if lead != lead_hi:
+            raise ValueError(f"quoct: mins and maxes must have the same shape, got {lead} and {lead_hi}")
+        return self._rows(lead, *self._core.query_boxes(lo, hi, _threads(workers)))
+
+    def query_ball_point(self, x, r, workers=1):
+        """Ids of the boxes meeting the closed ball of centre x and radius r (a box meets it
+        when its nearest point to x is within r, summed in float64 as the point trees
+        decide). x of shape (m,) gives one array, (..., m) a list; r broadcasts."""
+        arr, lead = self._batch(x)
+        rr = _radii(r, lead)
+        return self._rows(lead, *self._core.query_balls(arr, rr, _threads(workers)))
+
+    def query_point(self, x, workers=1):
+        """Ids of the boxes containing the point x (mins <= x <= maxes on every axis): one
+        array for x of shape (m,), a list for (..., m)."""
+        arr, lead = self._batch(x)
+        return self._rows(lead, *self._core.query_points(arr, _threads(workers)))
+
+    def query(self, x, k=1, workers=1):
+        """The k nearest boxes of x, as scipy's cKDTree.query: ``(d, i)``, Euclidean
+        distances to the boxes (0 for a box holding x) and ids, nearest first, ties by
+        smaller id; shapes as cKDTree's (k = 1: x's leading shape; an int k > 1: an extra
+        axis of k), padded with inf and n when there are fewer than k boxes."""
+        if isinstance(k, bool) or not isinstance(k, _numbers.Integral) or k < 1:
+            raise ValueError(f"quoct: k must be an integer >= 1, got {k!r}")
+        arr, lead = self._batch(x)
+        d, i = self._core.nearest(arr, int(k), _threads(workers))
+        if k == 1:
+            return d.reshape(lead)[()], i.reshape(lead)[()]
+        return d.reshape(lead + (k,)), i.reshape(lead + (k,))
+
+    def query_pairs(self, workers=1):
+        """Every pair (a, b), a < b, of boxes that meet: an (p, 2) int64 array sorted by
+        (a, b)."""
+        return self._core.pairs(_threads(workers))
+
+    def query_box_tree(self, other, workers=1):
+        """A join: row i lists the ids of this tree's boxes that meet box i of ``other`` (a
+        BoxTree of the same dimension)."""
+        if not isinstance(other, BoxTree) or other.m != self.m:
+            raise ValueError(f"quoct: other must be a {self.m}-dimensional BoxTree")
+        return _split_rows(*self._core.join(other._core, _threads(workers)))

@@ -334,6 +334,7 @@ void bind_dynamic(py::module_& m);
 void bind_geo(py::module_& m);
 void bind_las(py::module_& m);
 void bind_build_file(py::module_& m);
+void bind_boxes(py::module_& m);
 
 }  // namespace quoct_py
 

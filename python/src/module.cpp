@@ -36,4 +36,5 @@ PYBIND11_MODULE(_core, m) {
     quoct_py::bind_geo(m);
     quoct_py::bind_las(m);
     quoct_py::bind_build_file(m);
+    quoct_py::bind_boxes(m);
 }
