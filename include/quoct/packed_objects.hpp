@@ -92,6 +92,7 @@
 #include "csr.hpp"
 #include "detail/bits.hpp"
 #include "detail/callback.hpp"
+#include "detail/file_names.hpp"
 #include "detail/morton.hpp"
 #include "detail/rounding.hpp"
 #include "detail/validate.hpp"
@@ -188,6 +189,10 @@ public:
     using neighbor_type = neighbor<scalar_type, Id>;     ///< one result of nearest()
     /// Children per node (and objects per leaf).
     static constexpr std::size_t fanout = 16;
+    /// quoct/file.hpp's open() reads a packed index into memory rather than mapping it:
+    /// its file holds the objects in the tree's order and their ids, and reading it
+    /// recomputes the bounds (in O(n), no sort).
+    static constexpr bool file_mappable = false;
 
     /// An empty index.
     packed_object_index() = default;
@@ -343,6 +348,52 @@ public:
 private:
     template <class, class>
     friend class packed_object_index;
+    // Its saved form (quoct/file.hpp, through detail::file_codec): "meta" (the count), "ids"
+    // (by sorted position) and "objects" (by sorted position). A file read back is checked
+    // as the constructor checks its input, and its ids must number the objects once each.
+    template <class>
+    friend struct detail::file_codec;
+    static std::string file_type_name() {
+        return std::string(traits::bounds_are_shape ? "packed_box_index<" : "packed_ball_index<") +
+               detail::scalar_name<scalar_type>() + ", " + std::to_string(dimension) + ", " + detail::id_name<Id>() + ">";
+    }
+    template <class Writer>
+    void write_sections(Writer& w, const std::string& prefix) const {
+        std::vector<Shape> objects(size());
+        for (std::size_t s = 0; s < size(); ++s) objects[s] = stored(s);
+        w.add_copy(prefix + "meta", std::vector<std::uint64_t>{size()});
+        w.add(prefix + "ids", ids_.data(), ids_.size());
+        w.add_copy(prefix + "objects", objects);
+    }
+    template <class Reader>
+    static packed_object_index read_sections(const Reader& r, const std::string& prefix) {
+        const std::size_t n = Reader::to_size(r.template get<std::uint64_t>(prefix + "meta", 1)[0]);
+        packed_object_index x;
+        x.ids_ = r.template copy<Id>(prefix + "ids", n);
+        const std::vector<Shape> objects = r.template copy<Shape>(prefix + "objects", n);
+        x.position_.assign(n, 0);
+        std::vector<char> seen(n, 0);
+        for (std::size_t s = 0; s < n; ++s) {
+            const Id id = x.ids_[s];
+            if (id >= n || seen[id]) r.fail("damaged: the ids do not number the " + std::to_string(n) + " objects once each");
+            seen[id] = 1;
+            x.position_[id] = static_cast<Id>(s);
+        }
+        try {
+            x.check_all(objects.data(), n);
+        } catch (const std::invalid_argument& e) {
+            r.fail(std::string("damaged: ") + e.what());
+        }
+        if constexpr (!traits::bounds_are_shape) x.shapes_.resize(n);
+        x.levels_.assign(1, level{});
+        x.levels_[0].resize(n);
+        for (std::size_t s = 0; s < n; ++s) {
+            x.levels_[0].least[s] = x.ids_[s];
+            x.place(s, objects[s]);
+        }
+        x.raise_levels();
+        return x;
+    }
     template <class, class>
     friend class moving_object_index;
     using T = scalar_type;

@@ -5,6 +5,7 @@
 #include <quoct/dynamic.hpp>
 #include <quoct/file.hpp>
 #include <quoct/geo/index.hpp>
+#include <quoct/packed_objects.hpp>
 #include <quoct/pairs.hpp>
 #include <quoct/periodic.hpp>
 
@@ -491,6 +492,76 @@ TEST_CASE("file: errors name the file and the cause", "[file]") {
 // tree; an unverified open refuses, or answers something without leaving the file (the
 // sanitizer build checks that). Also the header and table changed to values a forger could
 // write with correct checksums: caught by the structure checks.
+TEST_CASE("file: packed box and ball indexes saved, loaded and read back answer as the saved one", "[file][objects]") {
+    scratch_dir dir;
+    rng r(61);
+    std::vector<quoct::ball<double, 3>> balls(900);
+    std::vector<quoct::box<float, 2>> boxes(700);
+    for (auto& b : balls) b = {{{r.uniform(0, 1), r.uniform(0, 1), r.uniform(0, 1)}}, r.uniform(0, 0.05)};
+    for (auto& b : boxes) {
+        b.lo = {{static_cast<float>(r() % 40), static_cast<float>(r() % 40)}};
+        b.hi = {{b.lo[0] + static_cast<float>(r() % 3), b.lo[1] + static_cast<float>(r() % 3)}};
+    }
+    using ball_index = quoct::packed_ball_index<double, 3>;
+    using box_index = quoct::packed_box_index<float, 2, std::uint16_t>;
+    const ball_index sb(balls);
+    const box_index xb(boxes);
+    quoct::save(sb, dir / "balls.quoct");
+    quoct::save(xb, dir / "boxes.quoct");
+    const auto same_balls = [&](const ball_index& x) {
+        REQUIRE(x.size() == sb.size());
+        CHECK(x.colliding_pairs() == sb.colliding_pairs());
+        for (int q = 0; q < 20; ++q) {
+            const quoct::point<double, 3> p{{r.uniform(0, 1), r.uniform(0, 1), r.uniform(0, 1)}};
+            CHECK(x.nearest(p, 6) == sb.nearest(p, 6));
+            CHECK(sorted(x.query(quoct::ball<double, 3>{p, 0.1})) == sorted(sb.query(quoct::ball<double, 3>{p, 0.1})));
+        }
+        for (std::uint32_t id = 0; id < balls.size(); id += 50) CHECK(x.shape(id).radius == balls[id].radius);
+    };
+    same_balls(quoct::load<ball_index>(dir / "balls.quoct"));
+    same_balls(quoct::open<ball_index>(dir / "balls.quoct"));
+    const auto bytes = quoct::to_bytes(sb);
+    same_balls(quoct::from_bytes<ball_index>(bytes.data(), bytes.size()));
+    const box_index lb = quoct::load<box_index>(dir / "boxes.quoct");
+    CHECK(lb.colliding_pairs(2) == xb.colliding_pairs(2));
+    CHECK(sorted(lb.containing(quoct::point<float, 2>{{10, 10}})) == sorted(xb.containing(quoct::point<float, 2>{{10, 10}})));
+    CHECK(quoct::load<box_index>(dir / "boxes.quoct").memory_bytes() == xb.memory_bytes());
+    // Another kind, another scalar: refused by name.
+    using other_box_index = quoct::packed_box_index<double, 3>;
+    using wider_box_index = quoct::packed_box_index<double, 2, std::uint16_t>;
+    CHECK_THROWS_WITH(quoct::load<other_box_index>(dir / "balls.quoct"), Contains("packed_ball_index"));
+    CHECK_THROWS_AS(quoct::load<wider_box_index>(dir / "boxes.quoct"), quoct::file_error);
+    // Forged: a repeated id, a negative radius, an inverted box (checksums mended).
+    auto forged = bytes;
+    reinterpret_cast<std::uint32_t*>(section_bytes(forged, "ids"))[4] = reinterpret_cast<std::uint32_t*>(section_bytes(forged, "ids"))[3];
+    mend(forged);
+    CHECK_THROWS_WITH(quoct::from_bytes<ball_index>(forged.data(), forged.size()), Contains("once each"));
+    forged = bytes;
+    reinterpret_cast<quoct::ball<double, 3>*>(section_bytes(forged, "objects"))[9].radius = -1;
+    mend(forged);
+    CHECK_THROWS_WITH(quoct::from_bytes<ball_index>(forged.data(), forged.size()), Contains("damaged") && Contains("negative"));
+    auto box_bytes = quoct::to_bytes(xb);
+    auto* b = reinterpret_cast<quoct::box<float, 2>*>(section_bytes(box_bytes, "objects"));
+    b[2].lo[0] = b[2].hi[0] + 1;
+    mend(box_bytes);
+    CHECK_THROWS_WITH(quoct::from_bytes<box_index>(box_bytes.data(), box_bytes.size()), Contains("inverted"));
+    // Every byte changed in turn: refused, or read to the same answers.
+    const auto small_bytes = quoct::to_bytes(ball_index(std::vector<quoct::ball<double, 3>>(balls.begin(), balls.begin() + 40)));
+    const ball_index small(std::vector<quoct::ball<double, 3>>(balls.begin(), balls.begin() + 40));
+    std::size_t refused = 0;
+    for (std::size_t i = 0; i < small_bytes.size(); ++i) {
+        auto changed = small_bytes;
+        changed[i] ^= static_cast<unsigned char>(1u << (i % 8));
+        try {
+            const ball_index x = quoct::from_bytes<ball_index>(changed.data(), changed.size());
+            CHECK(x.colliding_pairs() == small.colliding_pairs());
+        } catch (const quoct::file_error&) {
+            ++refused;
+        }
+    }
+    CHECK(refused > small_bytes.size() * 9 / 10);
+}
+
 TEST_CASE("file: every byte changed in turn", "[file]") {
     scratch_dir dir;
     using tree = quoct::quadtree<float>;
