@@ -368,6 +368,8 @@ private:
     template <class Reader>
     static packed_object_index read_sections(const Reader& r, const std::string& prefix) {
         const std::size_t n = Reader::to_size(r.template get<std::uint64_t>(prefix + "meta", 1)[0]);
+        if (n > std::size_t{std::numeric_limits<Id>::max()})
+            r.fail("damaged: " + std::to_string(n) + " objects do not fit the Id type");
         packed_object_index x;
         x.ids_ = r.template copy<Id>(prefix + "ids", n);
         const std::vector<Shape> objects = r.template copy<Shape>(prefix + "objects", n);
@@ -715,7 +717,7 @@ bool packed_object_index<Shape, Id>::search(const Query& q, F& f) const {
     const auto& whole_q = region(q);  // a node inside it is taken whole
     const std::size_t top = levels_.size() - 1;
     if (!intersects(nq, entry(top, 0))) return true;
-    if (top == 0) return !accepts(q, 0) || detail::go_on(f, ids_[0]);  // one object: the root is its box
+    if (top == 0) return (parked_ && is_parked(0)) || !accepts(q, 0) || detail::go_on(f, ids_[0]);  // one object
     struct item {
         std::size_t l, i;
     };
@@ -744,8 +746,8 @@ bool packed_object_index<Shape, Id>::search(const Query& q, F& f) const {
         }
         for (; met != 0; met &= met - 1) {
             const std::size_t j = b + detail::lowest_bit(met);
-            if (l == 0) {
-                if (accepts(q, j) && !detail::go_on(f, ids_[j])) return false;
+            if (l == 0) {  // (a parked entry's empty bounds still meet a query infinite on every axis)
+                if ((!parked_ || !is_parked(j)) && accepts(q, j) && !detail::go_on(f, ids_[j])) return false;
             } else if (!parked_ && contains(whole_q, entry(l, j))) {
                 if (!whole(l, j)) return false;
             } else {
@@ -790,6 +792,7 @@ bool packed_object_index<Shape, Id>::self_join(task start, F& f) const {
         return true;
     };
     const auto pair = [&](const task& t) {  // two objects whose bounds meet
+        if (parked_ && (is_parked(t.i) || is_parked(t.j))) return true;
         if (!traits::bounds_are_shape && !intersects(stored(t.i), stored(t.j))) return true;
         const Id a = ids_[t.i], b = ids_[t.j];
         return a < b ? detail::go_on(f, a, b) : detail::go_on(f, b, a);
@@ -994,6 +997,11 @@ public:
         visit(q, [&](Id id) { out.push_back(id); });
         return out;
     }
+    /// How many objects meet the query (a box or a ball).
+    template <class Query>
+    std::size_t count(const Query& q) const {
+        return main_.count(q) + side_.count(q);
+    }
     /// Ids of the objects that contain `p`, in no particular order.
     std::vector<Id> containing(const point_type& p) const {
         std::vector<Id> out = main_.containing(p);
@@ -1011,6 +1019,14 @@ public:
             return x.distance_sq < y.distance_sq || (!(y.distance_sq < x.distance_sq) && x.id < y.id);
         });
         if (out.size() > k) out.resize(k);
+    }
+    /// As nearest(p, k, out), returning the ids.
+    std::vector<Id> nearest(const point_type& p, std::size_t k) const {
+        std::vector<neighbor_type> found;
+        nearest(p, k, found);
+        std::vector<Id> ids(found.size());
+        for (std::size_t i = 0; i < found.size(); ++i) ids[i] = found[i].id;
+        return ids;
     }
     /// Calls f(a, b) once for every pair of objects that meet, a < b; false from f stops
     /// (then returns false). Serial; the order is unspecified.
@@ -1047,7 +1063,7 @@ private:
     std::vector<Shape> objects_;   // by id, as last given
     packed main_, side_;           // where the objects were at the build; the loose ones
     std::vector<box_type> fat_;    // per leaf of main_: its box at the build, grown
-    std::vector<Id> loose_;        // side_'s ids: the loose objects' ids
+    std::vector<Id> loose_;        // side_'s ids: the loose objects' ids, increasing after update()
     std::vector<char> is_loose_;   // by id
     std::size_t builds_ = 0;
 };
@@ -1122,10 +1138,13 @@ void moving_object_index<Shape, Id>::update(const Shape* objects, std::size_t n)
             return rebuild();
         }
     }
-    try {
-        std::vector<Shape> side_objects(loose_.size());
-        for (std::size_t k = 0; k < loose_.size(); ++k) side_objects[k] = objects[loose_[k]];
+    try {  // the loose tree numbers its objects in increasing id: its ties fall as the ids'
+        std::vector<Id> by_id(loose_);
+        std::sort(by_id.begin(), by_id.end());
+        std::vector<Shape> side_objects(by_id.size());
+        for (std::size_t k = 0; k < by_id.size(); ++k) side_objects[k] = objects[by_id[k]];
         side_ = packed(side_objects);
+        loose_.swap(by_id);
     } catch (...) {
         undo();
         throw;

@@ -388,6 +388,44 @@ TEMPLATE_LIST_TEST_CASE("moving_ball_index: after every update, as brute force a
     CHECK(index.loose() == loose);
 }
 
+TEST_CASE("moving indexes: ties among loose objects, queries infinite on every axis, objects of the largest radius",
+          "[objects][packed]") {
+    // Two boxes jump to the same far place in one update: the nearest of a point there is
+    // the smaller id, whatever order they went loose in.
+    for (const auto& ab : {std::pair<int, int>{3, 40}, std::pair<int, int>{40, 3}, std::pair<int, int>{0, 63}}) {
+        std::vector<quoct::box<double, 2>> v;
+        for (int i = 0; i < 64; ++i) v.push_back({{{double(i), 0}}, {{double(i) + 0.5, 0.5}}});
+        quoct::moving_box_index<double, 2> m(v);
+        v[static_cast<std::size_t>(ab.first)] = v[static_cast<std::size_t>(ab.second)] = {{{1000, 1000}}, {{1001, 1001}}};
+        m.update(v);
+        const quoct::point<double, 2> p{{1000.5, 1000.5}};
+        CHECK(m.nearest(p, 1) == quoct::packed_box_index<double, 2>(v).nearest(p, 1));
+        CHECK(m.nearest(p, 3) == quoct::packed_box_index<double, 2>(v).nearest(p, 3));
+        // A query infinite on every axis meets every object once, parked entries not again.
+        const double inf = std::numeric_limits<double>::infinity();
+        const quoct::box<double, 2> all{{{-inf, -inf}}, {{inf, inf}}};
+        CHECK(sorted(m.query(all)).size() == 64);
+        CHECK(m.count(quoct::ball<double, 2>{{{0, 0}}, inf}) == 64);
+    }
+    // A ball of the largest radius (its box reaches infinity on every axis), one that went
+    // loose, and one that goes loose by growing to that radius: no pair twice, no (a, a).
+    std::vector<quoct::ball<double, 2>> g;
+    for (int i = 0; i < 64; ++i) g.push_back({{{double(i), 0}}, 0.25});
+    g[0].radius = std::numeric_limits<double>::max();
+    quoct::moving_ball_index<double, 2> mg(g);
+    g[40].center = {{5000, 5000}};
+    g[7].radius = std::numeric_limits<double>::max();
+    mg.update(g);
+    CHECK(mg.loose() > 0);
+    CHECK(mg.colliding_pairs() == brute_pairs(g));
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> seen;
+    mg.for_each_colliding_pair([&](std::uint32_t a, std::uint32_t b) { seen.emplace_back(a, b); });
+    std::sort(seen.begin(), seen.end());
+    CHECK(seen == brute_pairs(g));
+    CHECK(sorted(mg.query(quoct::ball<double, 2>{{{0, 0}}, std::numeric_limits<double>::max()})) ==
+          brute(g, quoct::ball<double, 2>{{{0, 0}}, std::numeric_limits<double>::max()}));
+}
+
 TEST_CASE("moving_box_index: boxes that move, touching faces included, as brute force", "[objects][packed]") {
     std::vector<quoct::box<double, 2>> boxes(1500);
     rng r(91);
