@@ -43,6 +43,7 @@
 #include "gdal_module.hpp"
 #endif
 
+#include "boxes.hpp"
 #include "cloud.hpp"
 #include "info.hpp"
 #include "svg.hpp"
@@ -1205,10 +1206,13 @@ int main(int argc, char** argv) {
     const commands cmd = add_commands(app, c, q, a, j);
     quoct::cli::cloud_args cloud;
     const quoct::cli::cloud_commands cloud_cmd = quoct::cli::add_cloud_commands(app, *cmd.index, cloud);
+    quoct::cli::boxes_args boxes;
+    const CLI::App* boxes_cmd = quoct::cli::add_boxes_command(app, boxes);
     try {
         app.parse(argc, argv);
         const CLI::App* used = app.get_subcommands().front();
-        if (used != cloud_cmd.radius && used != cloud_cmd.knn && used != cloud_cmd.box3d && used != cloud_cmd.neighbours)
+        if (used != cloud_cmd.radius && used != cloud_cmd.knn && used != cloud_cmd.box3d && used != cloud_cmd.neighbours &&
+            used != boxes_cmd)
             check_arguments(*used, c, a, q);
         if (!with_gdal && (app.get_subcommands().front() == cmd.join || app.get_subcommands().front() == cmd.svg) &&
             j.invalid == "repair")
@@ -1223,6 +1227,7 @@ int main(int argc, char** argv) {
         if (used == cmd.index && !c.file.empty() && c.file != "-" && ::access(c.file.c_str(), R_OK) == 0 &&
             (quoct::cli::kind_of(c.file) == quoct::cli::file_kind::las || quoct::cli::is_point_file(c.file)))
             return quoct::cli::run_cloud_index(c.file, q.output, cloud);
+        if (used == boxes_cmd) return quoct::cli::run_boxes(boxes);
         const int cloud_rc = quoct::cli::run_cloud_query(used, cloud_cmd, cloud);
         if (cloud_rc >= 0) return cloud_rc;
         return run(used, cmd, c, q, j);
