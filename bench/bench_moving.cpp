@@ -171,6 +171,11 @@ void check_once() {
                       after_two_steps<centre_lists>() == want;
     if (!same) throw std::runtime_error("bench_moving: the methods' pairs differ");
     std::printf("checked: %zu spheres, %zu overlapping pairs, the same for every method\n", count(), want.size());
+    const quoct::packed_ball_index<double, 3> packed(initial().start);
+    const quoct::moving_ball_index<double, 3> moving(initial().start);
+    std::printf("memory_bytes() a sphere: packed_ball_index %.1f, moving_ball_index %.1f (just built)\n",
+                static_cast<double>(packed.memory_bytes()) / static_cast<double>(count()),
+                static_cast<double>(moving.memory_bytes()) / static_cast<double>(count()));
     checked = true;
 }
 

@@ -2,6 +2,9 @@
 // peer with the same answer: its nearest query ranks boxes by the squared distance from the
 // point to the box, quoct::distance_sq(point, box)), in one binary on the same data.
 //
+// The build rows report heap_bytes_per_box: the heap an index holds (glibc's mallinfo2, 0
+// elsewhere), measured across one more build.
+//
 // Data: N axis-aligned boxes in the unit cube (3D, double), centres uniform, half-widths
 // log-uniform over two decades, so several size classes; Q query points uniform in the
 // cube. Two sets (the benchmark's argument): sparse, half-widths 1e-4 to 1e-2 (a query point
@@ -27,6 +30,10 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include <boost/geometry.hpp>
 #include <boost/geometry/index/rtree.hpp>
@@ -74,6 +81,17 @@ dataset make_data(int which) {
 const dataset& data(int which) {
     static const dataset sets[2] = {make_data(0), make_data(1)};
     return sets[which];
+}
+
+// Bytes the heap holds now (glibc's mallinfo2; 0 elsewhere): an index's size is the
+// difference across its build, counting what its allocations really take.
+std::size_t heap_bytes() {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+    const struct mallinfo2 m = mallinfo2();
+    return m.uordblks + m.hblkhd;
+#else
+    return 0;
+#endif
 }
 
 bbox to_peer(const qbox& b) { return bbox(bpoint(b.lo[0], b.lo[1], b.lo[2]), bpoint(b.hi[0], b.hi[1], b.hi[2])); }
@@ -171,6 +189,9 @@ void build_quoct(benchmark::State& state) {
         quoct::box_index<double, 3> index(data(which).boxes);
         benchmark::DoNotOptimize(index.size());
     }
+    const std::size_t before = heap_bytes();
+    const quoct::box_index<double, 3> kept(data(which).boxes);
+    state.counters["heap_bytes_per_box"] = static_cast<double>(heap_bytes() - before) / static_cast<double>(kept.size());
     state.counters["boxes"] = static_cast<double>(data(which).boxes.size());
 }
 
@@ -180,6 +201,9 @@ void build_quoct_packed(benchmark::State& state) {
         quoct::packed_box_index<double, 3> index(data(which).boxes);
         benchmark::DoNotOptimize(index.size());
     }
+    const std::size_t before = heap_bytes();
+    const quoct::packed_box_index<double, 3> kept(data(which).boxes);
+    state.counters["heap_bytes_per_box"] = static_cast<double>(heap_bytes() - before) / static_cast<double>(kept.size());
     state.counters["boxes"] = static_cast<double>(data(which).boxes.size());
 }
 
@@ -189,6 +213,9 @@ void build_boost_rtree(benchmark::State& state) {
         const peer_tree t = make_peer(data(which).boxes);
         benchmark::DoNotOptimize(t.size());
     }
+    const std::size_t before = heap_bytes();
+    const peer_tree kept = make_peer(data(which).boxes);  // (its input entries freed on return)
+    state.counters["heap_bytes_per_box"] = static_cast<double>(heap_bytes() - before) / static_cast<double>(kept.size());
     state.counters["boxes"] = static_cast<double>(data(which).boxes.size());
 }
 
