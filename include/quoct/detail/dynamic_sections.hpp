@@ -19,13 +19,27 @@
 #include <vector>
 
 namespace quoct {
+namespace detail {
+
+/// The values of a dynamic index's "meta" section, and of each part's (see the top).
+constexpr std::size_t dynamic_meta_values = 6;
+constexpr std::size_t dynamic_part_meta_values = 2;
+
+/// The values as a "meta" section, exactly `Count` of them.
+template <std::size_t Count, class... V>
+std::vector<std::uint64_t> meta_values(V... v) {
+    static_assert(sizeof...(V) == Count, "quoct: a meta section's values and its count disagree");
+    return {static_cast<std::uint64_t>(v)...};
+}
+
+}  // namespace detail
 
 template <class T, std::size_t D, class Id>
 template <class Writer>
 void dynamic_orthtree<T, D, Id>::write_sections(Writer& w, const std::string& prefix) const {
     const build_options& o = options_.tree;
-    w.add_copy(prefix + "meta", std::vector<std::uint64_t>{options_.tail_limit, o.leaf_size, o.max_depth,
-                                                           o.nearest_index ? 1u : 0u, live_, levels_.size()});
+    w.add_copy(prefix + "meta", detail::meta_values<detail::dynamic_meta_values>(options_.tail_limit, o.leaf_size, o.max_depth,
+                                                                                o.nearest_index ? 1u : 0u, live_, levels_.size()));
     w.add_copy(prefix + "rebuild", std::vector<double>{options_.rebuild_fraction});
     w.add(prefix + "where", where_.data(), where_.size());
     w.add(prefix + "slot", slot_.data(), slot_.size());
@@ -38,7 +52,7 @@ void dynamic_orthtree<T, D, Id>::write_sections(Writer& w, const std::string& pr
 template <class T, std::size_t D, class Id>
 template <class Reader>
 dynamic_orthtree<T, D, Id> dynamic_orthtree<T, D, Id>::read_sections(const Reader& r, const std::string& prefix) {
-    const detail::section<std::uint64_t> m = r.template get<std::uint64_t>(prefix + "meta", 6);
+    const detail::section<std::uint64_t> m = r.template get<std::uint64_t>(prefix + "meta", detail::dynamic_meta_values);
     dynamic_orthtree x;
     x.options_.tail_limit = Reader::to_size(m[0]);
     x.options_.tree.leaf_size = Reader::to_size(m[1]);
@@ -67,7 +81,7 @@ dynamic_orthtree<T, D, Id> dynamic_orthtree<T, D, Id>::read_sections(const Reade
 template <class T, std::size_t D, class Id>
 template <class Writer>
 void dynamic_orthtree<T, D, Id>::write_part(const part& p, Writer& w, const std::string& prefix) {
-    w.add_copy(prefix + "meta", std::vector<std::uint64_t>{p.dead_count, p.stored});
+    w.add_copy(prefix + "meta", detail::meta_values<detail::dynamic_part_meta_values>(p.dead_count, p.stored));
     w.add(prefix + "ids", p.ids.data(), p.ids.size());
     w.add(prefix + "dead", p.dead.words().data(), p.dead.words().size());
     detail::file_codec<tree_type>::write(p.tree, w, prefix + "tree.");
@@ -80,7 +94,7 @@ template <class Reader>
 typename dynamic_orthtree<T, D, Id>::part dynamic_orthtree<T, D, Id>::read_part(const Reader& r, const std::string& prefix,
                                                                                std::size_t id_bound) {
     part p;
-    const detail::section<std::uint64_t> m = r.template get<std::uint64_t>(prefix + "meta", 2);
+    const detail::section<std::uint64_t> m = r.template get<std::uint64_t>(prefix + "meta", detail::dynamic_part_meta_values);
     p.tree = detail::file_codec<tree_type>::read(r, prefix + "tree.");
     p.dead_count = Reader::to_size(m[0]);
     p.stored = Reader::to_size(m[1]);
