@@ -93,6 +93,7 @@
 #include "detail/bits.hpp"
 #include "detail/callback.hpp"
 #include "detail/file_names.hpp"
+#include "detail/knn.hpp"
 #include "detail/morton.hpp"
 #include "detail/rounding.hpp"
 #include "detail/validate.hpp"
@@ -296,8 +297,8 @@ public:
     std::vector<Id> nearest(const point_type& p, std::size_t k) const {
         std::vector<neighbor_type> found;
         nearest(p, k, found);
-        std::vector<Id> ids(found.size());
-        for (std::size_t i = 0; i < found.size(); ++i) ids[i] = found[i].id;
+        std::vector<Id> ids;
+        detail::ids_of(found, ids);
         return ids;
     }
     /// The broad phase: calls f(a, b) once for every pair of objects that meet
@@ -426,9 +427,9 @@ private:
             return shapes_[s];
         }
     }
-    // Puts `object` at sorted position s of level 0.
-    void place(std::size_t s, const Shape& object) noexcept {
-        const box_type b = traits::bounds(object);
+    // Puts `object`, whose bounds are b, at sorted position s of level 0.
+    void place(std::size_t s, const Shape& object) noexcept { place(s, object, traits::bounds(object)); }
+    void place(std::size_t s, const Shape& object, const box_type& b) noexcept {
         level& base = levels_[0];
         for (std::size_t a = 0; a < D; ++a) base.lo[a][s] = b.lo[a], base.hi[a][s] = b.hi[a];
         if constexpr (!traits::bounds_are_shape) shapes_[s] = object;
@@ -868,9 +869,7 @@ void packed_object_index<Shape, Id>::nearest(const point_type& p, std::size_t k,
             return o.d2 < d2 || (!(d2 < o.d2) && o.least < least);
         }
     };
-    const auto before = [](const neighbor_type& x, const neighbor_type& y) {
-        return x.distance_sq < y.distance_sq || (!(y.distance_sq < x.distance_sq) && x.id < y.id);
-    };
+    const auto before = detail::knn_set<T, Id>::before;  // (distance, id)
     const auto floor = [&](const box_type& b) {  // no object under a node box is nearer
         if constexpr (traits::bounds_are_shape) {
             return distance_sq(p, b);
@@ -1014,18 +1013,16 @@ public:
         main_.nearest(p, k, out);
         side_.nearest(p, k, other);
         for (neighbor_type& x : other) x.id = loose_[x.id];
-        out.insert(out.end(), other.begin(), other.end());
-        std::sort(out.begin(), out.end(), [](const neighbor_type& x, const neighbor_type& y) {
-            return x.distance_sq < y.distance_sq || (!(y.distance_sq < x.distance_sq) && x.id < y.id);
-        });
+        const auto middle = out.insert(out.end(), other.begin(), other.end());  // two sorted runs
+        std::inplace_merge(out.begin(), middle, out.end(), detail::knn_set<scalar_type, Id>::before);
         if (out.size() > k) out.resize(k);
     }
     /// As nearest(p, k, out), returning the ids.
     std::vector<Id> nearest(const point_type& p, std::size_t k) const {
         std::vector<neighbor_type> found;
         nearest(p, k, found);
-        std::vector<Id> ids(found.size());
-        for (std::size_t i = 0; i < found.size(); ++i) ids[i] = found[i].id;
+        std::vector<Id> ids;
+        detail::ids_of(found, ids);
         return ids;
     }
     /// Calls f(a, b) once for every pair of objects that meet, a < b; false from f stops
@@ -1128,7 +1125,7 @@ void moving_object_index<Shape, Id>::update(const Shape* objects, std::size_t n)
         if (is_loose_[id]) continue;  // parked already
         const box_type b = traits::bounds(objects[id]);
         if (contains(fat_[s / packed::fanout], b)) {
-            main_.place(s, objects[id]);
+            main_.place(s, objects[id], b);
         } else if (loose_.size() < loose_limit()) {
             main_.park_entry(s);
             is_loose_[id] = 1;

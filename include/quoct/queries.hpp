@@ -45,13 +45,6 @@ void order_results(std::vector<neighbor<T, Id>>& out, result_order order) {
     std::sort(out.begin(), last, knn_set<T, Id>::before);
 }
 
-/// The ids of nearest-neighbour results, in their order, into `out` (resized).
-template <class T, class Id>
-void ids_of(const std::vector<neighbor<T, Id>>& found, std::vector<Id>& out) {
-    out.resize(found.size());
-    for (std::size_t i = 0; i < found.size(); ++i) out[i] = found[i].id;
-}
-
 /// The primitives of point_queries that are the same in every index over plain
 /// coordinates (orthtree, dynamic_orthtree, which inherit them privately): a ball or box is
 /// checked, then stands for itself (with_ball_query's ball, box_query), and a result's

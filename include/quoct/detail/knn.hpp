@@ -32,6 +32,13 @@ struct same_id {
     }
 };
 
+/// The ids of nearest-neighbour results, in their order, into `out` (resized).
+template <class T, class Id>
+void ids_of(const std::vector<neighbor<T, Id>>& found, std::vector<Id>& out) {
+    out.resize(found.size());
+    for (std::size_t i = 0; i < found.size(); ++i) out[i] = found[i].id;
+}
+
 /// The best k candidates so far by (distance, id), left in a caller's vector so that a
 /// query reuses its capacity. Distances are whatever the search measures (squared
 /// Euclidean for the trees, metres for geo); smaller is nearer.
