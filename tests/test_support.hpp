@@ -748,6 +748,29 @@ std::string neighbor_diff(const std::vector<quoct::neighbor<T, Id>>& got, const 
     return s.str();
 }
 
+/// "" when `got` is a right answer of a nearest query with ties::any, whose answer with
+/// ties by smaller id is `want`: the same distances rank by rank, each id distinct and of an
+/// object at that distance (`measure(id)`); else what differs.
+template <class T, class Id, class Measure>
+std::string any_tie_diff(const std::vector<quoct::neighbor<T, Id>>& got, const std::vector<quoct::neighbor<T, Id>>& want,
+                         Measure&& measure) {
+    std::ostringstream s;
+    s.precision(17);
+    if (got.size() != want.size()) return "got " + std::to_string(got.size()) + " neighbours, want " + std::to_string(want.size());
+    std::vector<Id> ids;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        if (!(got[i].distance_sq == want[i].distance_sq) || !(measure(got[i].id) == got[i].distance_sq)) {
+            s << "rank " << i << ": got (" << +got[i].id << ", " << got[i].distance_sq << "), its distance "
+              << measure(got[i].id) << ", want distance " << want[i].distance_sq;
+            return s.str();
+        }
+        ids.push_back(got[i].id);
+    }
+    std::sort(ids.begin(), ids.end());
+    if (std::adjacent_find(ids.begin(), ids.end()) != ids.end()) return "an id twice";
+    return "";
+}
+
 /// A readable rendering of a point or box for INFO.
 template <class T, std::size_t D>
 std::string str(const quoct::point<T, D>& p) {

@@ -14,6 +14,19 @@ struct neighbor {
     T distance_sq;  ///< its squared distance (the distance itself for a norm's nearest)
 };
 
+/// Which of equally distant objects a k-nearest query of an object index returns
+/// (packed_object_index, moving_object_index).
+enum class ties {
+    /// The smallest ids: the first k of all objects sorted by (distance, id), the answer of
+    /// brute force and of every index. Where a point lies inside many objects (all at
+    /// distance 0), finding the smallest ids among them visits most of them.
+    smallest_id,
+    /// Any of them: the k smallest distances, each with an object at that distance, but
+    /// which of equally distant objects is not specified (it is fixed for a given index:
+    /// the first in its storage order). It stops after k objects wherever they tie.
+    any,
+};
+
 }  // namespace quoct
 
 #endif  // QUOCT_NEIGHBOR_HPP

@@ -96,6 +96,7 @@
 #include "detail/knn.hpp"
 #include "detail/morton.hpp"
 #include "detail/rounding.hpp"
+#include "neighbor.hpp"
 #include "detail/validate.hpp"
 #include "neighbor.hpp"
 #include "parallel.hpp"
@@ -290,13 +291,16 @@ public:
         return out;
     }
     /// The min(k, size()) objects nearest `p` by distance_sq(p, object) (0 inside), nearest
-    /// first, ties by smaller id. Throws std::invalid_argument if k == 0 or p has a NaN or
-    /// infinite coordinate.
-    void nearest(const point_type& p, std::size_t k, std::vector<neighbor_type>& out) const;
-    /// As nearest(p, k, out), returning the ids.
-    std::vector<Id> nearest(const point_type& p, std::size_t k) const {
+    /// first, ties by smaller id; with ties::any, equally distant objects in an unspecified
+    /// order and any of them at the k-th distance (see quoct::ties), which stops early where
+    /// a point lies inside many objects. Throws std::invalid_argument if k == 0 or p has a
+    /// NaN or infinite coordinate.
+    void nearest(const point_type& p, std::size_t k, std::vector<neighbor_type>& out,
+                 ties rule = ties::smallest_id) const;
+    /// As nearest(p, k, out, rule), returning the ids.
+    std::vector<Id> nearest(const point_type& p, std::size_t k, ties rule = ties::smallest_id) const {
         std::vector<neighbor_type> found;
-        nearest(p, k, found);
+        nearest(p, k, found, rule);
         std::vector<Id> ids;
         detail::ids_of(found, ids);
         return ids;
@@ -372,7 +376,8 @@ private:
         if (n > std::size_t{std::numeric_limits<Id>::max()})
             r.fail("damaged: " + std::to_string(n) + " objects do not fit the Id type");
         packed_object_index x;
-        x.ids_ = r.template copy<Id>(prefix + "ids", n);
+        const std::vector<Id> ids = r.template copy<Id>(prefix + "ids", n);
+        x.ids_.assign(ids.begin(), ids.end());
         const std::vector<Shape> objects = r.template copy<Shape>(prefix + "objects", n);
         x.position_.assign(n, 0);
         std::vector<char> seen(n, 0);
@@ -405,8 +410,8 @@ private:
     // One level: its entries' bounds axis by axis, and the least id under each entry.
     struct level {
         std::size_t count = 0;
-        std::vector<T> lo[D], hi[D];
-        std::vector<Id> least;
+        detail::raw_vector<T> lo[D], hi[D];  // (resize() leaves new entries to be written)
+        detail::raw_vector<Id> least;
         void resize(std::size_t n) {
             count = n;
             for (std::size_t a = 0; a < D; ++a) lo[a].resize(n), hi[a].resize(n);
@@ -472,8 +477,8 @@ private:
         std::uint32_t q[D];
         Id id;
     };
-    static void tile(std::vector<centred>& order, std::size_t b, std::size_t e, std::size_t chunk, const point_type& width);
-    static void bisect(std::vector<centred>& order, std::size_t b, std::size_t e, std::size_t chunk, const point_type& width);
+    static void tile(detail::raw_vector<centred>& order, std::size_t b, std::size_t e, std::size_t chunk, const point_type& width);
+    static void bisect(detail::raw_vector<centred>& order, std::size_t b, std::size_t e, std::size_t chunk, const point_type& width);
     template <class Query, class F>
     bool search(const Query& q, F& f) const;
     // A pair of entries of one level (i == j: an entry with itself) whose objects' meeting
@@ -487,6 +492,7 @@ private:
     bool self_join(task start, F& f) const;
     static std::uint32_t meeting(const box_type& q, const level& c, std::size_t b, std::size_t m) noexcept;
     static T ball_floor(const point_type& p, const box_type& node) noexcept;
+    static void box_floors(const point_type& p, const level& c, std::size_t b, std::size_t m, T* out) noexcept;
 
     // Parking (for moving_object_index): refits every object by id, except those marked
     // loose, whose entries get the empty bounds (+inf, -inf) that meet nothing. Queries then
@@ -522,9 +528,9 @@ private:
     }
 
     std::vector<level> levels_;    // levels_[0]: the objects' bounds in sorted order; back(): the root
-    std::vector<Shape> shapes_;    // balls only: the objects by sorted position
-    std::vector<Id> ids_;          // by sorted position
-    std::vector<Id> position_;     // by id: its sorted position
+    detail::raw_vector<Shape> shapes_;  // balls only: the objects by sorted position
+    detail::raw_vector<Id> ids_;        // by sorted position
+    detail::raw_vector<Id> position_;   // by id: its sorted position
     bool parked_ = false;          // some entries are parked (see park())
 };
 
@@ -577,7 +583,7 @@ void packed_object_index<Shape, Id>::build(const Shape* objects, std::size_t n) 
     const detail::quantizer<T, D> grid(region, 32);
     point_type width;  // of a cell, per axis (halved both sides where the extent overflows)
     for (std::size_t a = 0; a < D; ++a) width[a] = std::ldexp(region.hi[a] / 2 - region.lo[a] / 2, -31);
-    std::vector<centred> order(n);
+    detail::raw_vector<centred> order(n);
     for (std::size_t i = 0; i < n; ++i) {
         const point_type c = centre(i);
         for (std::size_t a = 0; a < D; ++a) order[i].q[a] = static_cast<std::uint32_t>(grid.cell(c[a], a));
@@ -636,7 +642,7 @@ void packed_object_index<Shape, Id>::raise_levels() {
 // Top down: orders [b, e) so that each run of `chunk` objects (a child of the node over
 // [b, e)) is a tile of space, then each run for its own children.
 template <class Shape, class Id>
-void packed_object_index<Shape, Id>::tile(std::vector<centred>& order, std::size_t b, std::size_t e,
+void packed_object_index<Shape, Id>::tile(detail::raw_vector<centred>& order, std::size_t b, std::size_t e,
                                           std::size_t chunk, const point_type& width) {
     if (chunk <= 1 || e - b <= 1) return;  // (the order inside a leaf does not matter)
     bisect(order, b, e, chunk, width);
@@ -645,16 +651,16 @@ void packed_object_index<Shape, Id>::tile(std::vector<centred>& order, std::size
 
 // Cuts [b, e) into tiles of whole chunks by halving: at a chunk boundary near the middle,
 // across the longest extent of the centres (cells times the cell's width, over a sample of
-// about 2,048 of them: so tiles come out about square whatever the data's shape), each half
+// about 64 of them: so tiles come out about square whatever the data's shape), each half
 // again, in O(n log chunks).
 template <class Shape, class Id>
-void packed_object_index<Shape, Id>::bisect(std::vector<centred>& order, std::size_t b, std::size_t e,
+void packed_object_index<Shape, Id>::bisect(detail::raw_vector<centred>& order, std::size_t b, std::size_t e,
                                             std::size_t chunk, const point_type& width) {
     const std::size_t chunks = (e - b + chunk - 1) / chunk;
     if (chunks <= 1) return;
     std::uint32_t lo[D], hi[D];
     for (std::size_t a = 0; a < D; ++a) lo[a] = hi[a] = order[b].q[a];
-    const std::size_t stride = std::max<std::size_t>(1, (e - b) / 2048);  // a sample is enough to choose
+    const std::size_t stride = std::max<std::size_t>(1, (e - b) / 64);  // a sample is enough to choose
     for (std::size_t s = b + stride; s < e; s += stride)
         for (std::size_t a = 0; a < D; ++a) {
             lo[a] = std::min(lo[a], order[s].q[a]);
@@ -707,6 +713,39 @@ std::uint32_t packed_object_index<Shape, Id>::meeting(const box_type& q, const l
     return met;
 }
 
+// distance_sq(p, entry) for the m entries of c from b, into out: for double, two entries
+// a step, with the scalar form's operations in its order (min, max, difference, square,
+// sum over the axes from the first), so each value equals it.
+template <class Shape, class Id>
+void packed_object_index<Shape, Id>::box_floors(const point_type& p, const level& c, std::size_t b, std::size_t m,
+                                                T* out) noexcept {
+#if defined(__SSE2__)
+    if constexpr (std::is_same<T, double>::value && fanout % 2 == 0) {
+        if (m == fanout) {
+            __m128d sum[fanout / 2];
+            for (std::size_t a = 0; a < D; ++a) {
+                const __m128d x = _mm_set1_pd(p[a]);
+                const double* lo = c.lo[a].data() + b;
+                const double* hi = c.hi[a].data() + b;
+                for (std::size_t q = 0; q < fanout / 2; ++q) {
+                    // axis_nearest: (x < hi ? x : hi), then (lo > that ? lo : that)
+                    const __m128d nearest = _mm_max_pd(_mm_loadu_pd(lo + 2 * q), _mm_min_pd(x, _mm_loadu_pd(hi + 2 * q)));
+                    const __m128d d = _mm_sub_pd(x, nearest);
+                    sum[q] = a == 0 ? _mm_mul_pd(d, d) : _mm_add_pd(sum[q], _mm_mul_pd(d, d));
+                }
+            }
+            for (std::size_t q = 0; q < fanout / 2; ++q) _mm_storeu_pd(out + 2 * q, sum[q]);
+            return;
+        }
+    }
+#endif
+    for (std::size_t k = 0; k < m; ++k) {
+        box_type e;
+        for (std::size_t a = 0; a < D; ++a) e.lo[a] = c.lo[a][b + k], e.hi[a] = c.hi[a][b + k];
+        out[k] = distance_sq(p, e);
+    }
+}
+
 // Depth first from the root: a node's children tested in one pass (against a box: one
 // vectorised loop), the ones inside the query taken whole, the others met descended (or,
 // on level 0, tested by the query's predicate and reported).
@@ -716,6 +755,10 @@ bool packed_object_index<Shape, Id>::search(const Query& q, F& f) const {
     if (ids_.empty()) return true;
     const auto nq = node_query(q);   // the shape nodes are tested against
     const auto& whole_q = region(q);  // a node inside it is taken whole
+    // A ball's box: a box a ball meets meets it, as the ball's nearest point of that box is
+    // a point the ball holds, and bounds() holds every such point.
+    box_type nq_box{};
+    if constexpr (std::is_same<std::decay_t<decltype(nq)>, ball_type>::value) nq_box = detail::packed_shape<ball_type>::bounds(nq);
     const std::size_t top = levels_.size() - 1;
     if (!intersects(nq, entry(top, 0))) return true;
     if (top == 0) return (parked_ && is_parked(0)) || !accepts(q, 0) || detail::go_on(f, ids_[0]);  // one object
@@ -742,8 +785,12 @@ bool packed_object_index<Shape, Id>::search(const Query& q, F& f) const {
         std::uint32_t met = 0;  // bit k: child k meets the node query
         if constexpr (std::is_same<std::decay_t<decltype(nq)>, box_type>::value) {
             met = meeting(nq, c, b, m);
-        } else {
-            for (std::size_t k = 0; k < m; ++k) met |= static_cast<std::uint32_t>(intersects(nq, entry(l, b + k))) << k;
+        } else {  // a ball: the children meeting its box (one pass), then those meeting it
+            met = meeting(nq_box, c, b, m);
+            for (std::uint32_t x = met; x != 0; x &= x - 1) {
+                const std::size_t k = detail::lowest_bit(x);
+                if (!intersects(nq, entry(l, b + k))) met &= ~(std::uint32_t{1} << k);
+            }
         }
         for (; met != 0; met &= met - 1) {
             const std::size_t j = b + detail::lowest_bit(met);
@@ -855,36 +902,26 @@ typename packed_object_index<Shape, Id>::T packed_object_index<Shape, Id>::ball_
 // Best first by (least squared distance, least id) over nodes, with the k best (squared
 // distance, id) so far: a node whose pair is not below the k-th best holds no better object.
 template <class Shape, class Id>
-void packed_object_index<Shape, Id>::nearest(const point_type& p, std::size_t k, std::vector<neighbor_type>& out) const {
+void packed_object_index<Shape, Id>::nearest(const point_type& p, std::size_t k, std::vector<neighbor_type>& out,
+                                             ties rule) const {
     detail::check_k(k);
     detail::check_point(p, "query point");
     out.clear();
     if (ids_.empty()) return;
     k = std::min(k, size());
-    struct node {
-        T d2;
-        Id least;
-        std::size_t l, i;
-        bool operator<(const node& o) const noexcept {  // (for a min-heap on (d2, least))
-            return o.d2 < d2 || (!(d2 < o.d2) && o.least < least);
-        }
-    };
-    const auto before = detail::knn_set<T, Id>::before;  // (distance, id)
-    const auto floor = [&](const box_type& b) {  // no object under a node box is nearer
-        if constexpr (traits::bounds_are_shape) {
-            return distance_sq(p, b);
-        } else {
-            return ball_floor(p, b);
-        }
-    };
-    const auto measure = [&](std::size_t s) { return distance_sq(p, stored(s)); };
-    std::vector<node> heap;  // (as std::priority_queue over a vector reserved once)
-    heap.reserve(8 * fanout);
-    std::priority_queue<node> queue(std::less<node>(), std::move(heap));
-    std::vector<neighbor_type>& best = out;  // a max-heap on (distance, id) while searching
+    // Objects are ranked by (distance, key) and nodes by (a lower bound of their objects'
+    // distances, their least key). The key is the id (ties::smallest_id), or else the
+    // sorted position, whose least under a node is its first: the search then runs through
+    // tied objects in storage order and stops after k of them.
+    const bool by_position = rule == ties::any;
+    std::size_t first[64];  // by_position: the sorted position of entry 1 of each level
+    first[0] = 1;
+    for (std::size_t l = 1; l < levels_.size(); ++l) first[l] = first[l - 1] * fanout;
+    const auto least = [&](std::size_t l, std::size_t j) { return by_position ? static_cast<Id>(j * first[l]) : levels_[l].least[j]; };
+    const auto key = [&](std::size_t s) { return by_position ? static_cast<Id>(s) : ids_[s]; };
+    const auto before = detail::knn_set<T, Id>::before;  // (distance, key)
+    std::vector<neighbor_type>& best = out;  // a max-heap on (distance, key) while searching
     best.reserve(k);
-    const std::size_t top = levels_.size() - 1;
-    queue.push({floor(entry(top, 0)), levels_[top].least[0], top, 0});
     const auto offer = [&](const neighbor_type& cand) {
         if (best.size() < k) {
             best.push_back(cand);
@@ -895,26 +932,99 @@ void packed_object_index<Shape, Id>::nearest(const point_type& p, std::size_t k,
             std::push_heap(best.begin(), best.end(), before);
         }
     };
-    if (top == 0) {  // one object
-        queue.pop();
-        if (!parked_ || !is_parked(0)) offer({ids_[0], measure(0)});
-    }
-    while (!queue.empty()) {
-        const node n = queue.top();
-        if (best.size() == k && !before(neighbor_type{n.least, n.d2}, best.front())) break;
-        queue.pop();
-        const std::size_t l = n.l - 1, b = n.i * fanout, m = std::min(levels_[l].count - b, fanout);
-        for (std::size_t j = b; j < b + m; ++j) {
-            if (l == 0) {  // an object: straight to the k best
-                if (!parked_ || !is_parked(j)) offer({ids_[j], measure(j)});
+    // Depth first, each node's children in the order of (floor, least key), a child taken
+    // only while it may still hold one of the k best, in two passes. The first takes only
+    // children whose floor is 0 (the nodes around p: where p lies inside many objects, the k
+    // best are there), and sets aside the nodes with other children left. The second
+    // searches those, the nearest first, depth first again. A frame is a node being
+    // searched: its children's floors and least keys, and the children still to take.
+    struct frame {
+        std::size_t l, b;    // the children: entries b.. of level l
+        std::uint32_t left;  // the children still to take
+        T d2[fanout];
+        Id least[fanout];
+    };
+    frame stack[24];  // (a level more is a factor fanout more objects: 17 levels number 2^64)
+    std::size_t depth = 0;
+    static thread_local std::vector<frame> aside;  // (kept from one query to the next)
+    aside.clear();
+    const auto open = [&](std::size_t parent, std::size_t i) {  // entry i of level `parent`
+        const std::size_t l = parent - 1, b = i * fanout, m = std::min(levels_[l].count - b, fanout);
+        if (l == 0) {  // objects: straight to the k best
+            if constexpr (traits::bounds_are_shape) {
+                T d2[fanout];
+                box_floors(p, levels_[0], b, m, d2);  // (a box's floor is its distance)
+                for (std::size_t j = 0; j < m; ++j)
+                    if (!parked_ || !is_parked(b + j)) offer({key(b + j), d2[j]});
+            } else {
+                for (std::size_t j = 0; j < m; ++j)
+                    if (!parked_ || !is_parked(b + j)) offer({key(b + j), distance_sq(p, shapes_[b + j])});
+            }
+            return;
+        }
+        frame& f = stack[depth++];
+        f.l = l, f.b = b;
+        f.left = m == 32 ? ~std::uint32_t{0} : (std::uint32_t{1} << m) - 1;
+        if constexpr (traits::bounds_are_shape) {
+            box_floors(p, levels_[l], b, m, f.d2);
+        } else {
+            for (std::size_t j = 0; j < m; ++j) f.d2[j] = ball_floor(p, entry(l, b + j));
+        }
+        for (std::size_t j = 0; j < m; ++j) f.least[j] = least(l, b + j);
+    };
+    // The first child of f left to take (of floor 0 only, when `zero`), dropping those that
+    // can no longer hold one of the k best (the k-th best only gets nearer); fanout if none.
+    const auto first_left = [&](frame& f, bool zero) {
+        std::size_t pick = fanout;
+        for (std::uint32_t left = f.left; left != 0; left &= left - 1) {
+            const std::size_t j = detail::lowest_bit(left);
+            const neighbor_type c{f.least[j], f.d2[j]};
+            if (best.size() == k && !before(c, best.front())) {
+                f.left &= ~(std::uint32_t{1} << j);
+            } else if ((!zero || f.d2[j] == T(0)) && (pick == fanout || before(c, neighbor_type{f.least[pick], f.d2[pick]}))) {
+                pick = j;
+            }
+        }
+        return pick;
+    };
+    const auto run = [&](bool zero) {
+        while (depth != 0) {
+            frame& f = stack[depth - 1];
+            const std::size_t pick = first_left(f, zero);
+            if (pick == fanout) {
+                if (zero && f.left != 0) aside.push_back(f);
+                --depth;
                 continue;
             }
-            const node child{floor(entry(l, j)), levels_[l].least[j], l, j};
-            if (best.size() == k && !before(neighbor_type{child.least, child.d2}, best.front())) continue;
-            queue.push(child);
+            f.left &= ~(std::uint32_t{1} << pick);
+            open(f.l, f.b + pick);
+        }
+    };
+    const std::size_t top = levels_.size() - 1;
+    if (top == 0) {  // one object
+        if (!parked_ || !is_parked(0)) offer({key(0), distance_sq(p, stored(0))});
+    } else {
+        open(top, 0);  // (the root's own floor is not needed)
+        run(true);
+    }
+    if (!aside.empty()) {
+        static thread_local std::vector<std::pair<neighbor_type, std::size_t>> order;  // (first child left, frame)
+        order.clear();
+        for (std::size_t a = 0; a < aside.size(); ++a) {
+            const std::size_t pick = first_left(aside[a], false);
+            if (pick != fanout) order.push_back({neighbor_type{aside[a].least[pick], aside[a].d2[pick]}, a});
+        }
+        std::sort(order.begin(), order.end(), [&](const auto& x, const auto& y) { return before(x.first, y.first); });
+        for (const auto& o : order) {
+            if (best.size() == k && !before(o.first, best.front())) break;  // (nor any later)
+            stack[0] = aside[o.second];
+            depth = 1;
+            run(false);
         }
     }
     std::sort_heap(best.begin(), best.end(), before);
+    if (by_position)
+        for (neighbor_type& x : best) x.id = ids_[x.id];
 }
 
 
@@ -1007,20 +1117,26 @@ public:
         for (const Id k : side_.containing(p)) out.push_back(loose_[k]);
         return out;
     }
-    /// The min(k, size()) objects nearest `p`, nearest first, ties by smaller id.
-    void nearest(const point_type& p, std::size_t k, std::vector<neighbor_type>& out) const {
+    /// The min(k, size()) objects nearest `p`, nearest first, ties by smaller id (or as
+    /// `rule` says: see quoct::ties).
+    void nearest(const point_type& p, std::size_t k, std::vector<neighbor_type>& out,
+                 ties rule = ties::smallest_id) const {
         std::vector<neighbor_type> other;
-        main_.nearest(p, k, out);
-        side_.nearest(p, k, other);
+        main_.nearest(p, k, out, rule);
+        side_.nearest(p, k, other, rule);
         for (neighbor_type& x : other) x.id = loose_[x.id];
         const auto middle = out.insert(out.end(), other.begin(), other.end());  // two sorted runs
-        std::inplace_merge(out.begin(), middle, out.end(), detail::knn_set<scalar_type, Id>::before);
+        if (rule == ties::any)
+            std::inplace_merge(out.begin(), middle, out.end(),
+                               [](const neighbor_type& a, const neighbor_type& b) { return a.distance_sq < b.distance_sq; });
+        else
+            std::inplace_merge(out.begin(), middle, out.end(), detail::knn_set<scalar_type, Id>::before);
         if (out.size() > k) out.resize(k);
     }
-    /// As nearest(p, k, out), returning the ids.
-    std::vector<Id> nearest(const point_type& p, std::size_t k) const {
+    /// As nearest(p, k, out, rule), returning the ids.
+    std::vector<Id> nearest(const point_type& p, std::size_t k, ties rule = ties::smallest_id) const {
         std::vector<neighbor_type> found;
-        nearest(p, k, found);
+        nearest(p, k, found, rule);
         std::vector<Id> ids;
         detail::ids_of(found, ids);
         return ids;

@@ -5,6 +5,7 @@
 // shapes.hpp, written a second time in a way that shares nothing with the library's.
 #include "test_support.hpp"
 
+#include <quoct/detail/rounding.hpp>
 #include <quoct/dynamic.hpp>
 #include <quoct/pairs.hpp>
 #include <quoct/periodic.hpp>
@@ -423,6 +424,28 @@ TEST_CASE("extremes: k-nearest reproducers", "[extremes][knn]") {
     CHECK(got[1].id == 2);
     // The query's own point first, at distance 0 exactly.
     CHECK(small.nearest(P1{{3e-200}}, 1) == std::vector<std::uint32_t>{0});
+}
+
+TEMPLATE_TEST_CASE("extremes: outward rounding steps as std::nextafter does, at zero, the subnormals and infinity",
+                   "[extremes][geometry]", float, double) {
+    using T = TestType;
+    using lim = std::numeric_limits<T>;
+    std::vector<T> xs = {T(0), -T(0), lim::denorm_min(), lim::min(), lim::max(), lim::infinity(), T(1), T(0.1),
+                         lim::epsilon(), T(3e-30), T(7)};
+    rng r(5);
+    for (int i = 0; i < 200; ++i) xs.push_back(static_cast<T>(std::ldexp(r.uniform(0.5, 1), static_cast<int>(r() % 200) - 100)));
+    const std::size_t base = xs.size();
+    for (std::size_t i = 0; i < base; ++i) xs.push_back(-xs[i]);
+    for (const T x : xs)
+        for (const bool up : {false, true}) {
+            CAPTURE(x, up);
+            const T want = std::nextafter(x, up ? lim::infinity() : -lim::infinity());
+            const T got = quoct::detail::step(x, up);
+            CHECK((got == want && std::signbit(got) == std::signbit(want)));
+        }
+    CHECK(quoct::detail::minus_down(T(1), lim::infinity()) == -lim::infinity());
+    CHECK(quoct::detail::plus_up(-lim::infinity(), T(1)) == -lim::max());
+    CHECK(quoct::detail::plus_up(lim::max(), lim::max()) == lim::infinity());
 }
 
 }  // namespace test_extremes

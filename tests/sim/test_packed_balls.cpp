@@ -1,6 +1,6 @@
 // quoct::packed_ball_index against brute force over the closed predicates of shapes.hpp:
 // balls meeting a box or a ball, balls containing a point, the k nearest balls (by
-// distance_sq(p, ball), ties by smaller id), every pair of balls that meet, joins with
+// distance_sq(p, ball), ties by smaller id, and with ties::any), every pair of balls that meet, joins with
 // another set (balls, boxes) and with points, and refit() against building anew. Sets of
 // many sizes, integer lattices (balls tangent to balls and to query faces, radius 0,
 // duplicates), dyadic polydisperse balls, extreme extents (radii near the least normal and
@@ -114,7 +114,10 @@ void check_queries(const quoct::packed_ball_index<T, D>& index, const std::vecto
         for (const std::size_t kk : {std::size_t{1}, std::size_t{6}, std::size_t{40}}) {
             std::vector<quoct::neighbor<T, std::uint32_t>> got;
             index.nearest(p, kk, got);
-            CHECK(neighbor_diff(got, brute_nearest(balls, p, kk)) == "");
+            const auto want = brute_nearest(balls, p, kk);
+            CHECK(neighbor_diff(got, want) == "");
+            index.nearest(p, kk, got, quoct::ties::any);
+            CHECK(any_tie_diff(got, want, [&](std::uint32_t id) { return quoct::distance_sq(p, balls[id]); }) == "");
         }
     }
     for (std::size_t id = 0; id < balls.size(); id += 89) {
@@ -155,6 +158,10 @@ TEST_CASE("packed_ball_index: many balls around one point, and its nearest are t
     const quoct::packed_ball_index<double, 3> index(balls);
     const quoct::point<double, 3> origin{{0, 0, 0}};
     CHECK(index.nearest(origin, 3) == std::vector<std::uint32_t>{0, 2, 4});
+    std::vector<quoct::neighbor<double, std::uint32_t>> any;  // any three, each at 0: even ids
+    index.nearest(origin, 3, any, quoct::ties::any);
+    REQUIRE(any.size() == 3);
+    for (const auto& x : any) CHECK((x.distance_sq == 0 && x.id % 2 == 0));
     CHECK(index.containing(origin).size() == 3000);
 }
 
@@ -372,7 +379,10 @@ TEMPLATE_LIST_TEST_CASE("moving_ball_index: after every update, as brute force a
             CHECK(sorted(index.containing(p)) == brute_containing(balls, p));
             std::vector<quoct::neighbor<T, std::uint32_t>> near;
             index.nearest(p, 7, near);
-            CHECK(neighbor_diff(near, brute_nearest(balls, p, 7)) == "");
+            const auto want = brute_nearest(balls, p, 7);
+            CHECK(neighbor_diff(near, want) == "");
+            index.nearest(p, 7, near, quoct::ties::any);
+            CHECK(any_tie_diff(near, want, [&](std::uint32_t id) { return quoct::distance_sq(p, balls[id]); }) == "");
         }
         for (std::size_t id = 0; id < balls.size(); id += 97) CHECK(index.shape(static_cast<std::uint32_t>(id)).radius == balls[id].radius);
     }

@@ -1,6 +1,6 @@
 // quoct::packed_box_index against brute force over the closed predicates of shapes.hpp:
 // boxes meeting a box or a ball, boxes containing a point, counts, the k nearest boxes
-// (ties by smaller id) and every pair of boxes that meet, on sets of many sizes (empty, one, a partial last node, several
+// (ties by smaller id, and with ties::any) and every pair of boxes that meet, on sets of many sizes (empty, one, a partial last node, several
 // levels), with integer and dyadic corners (queries on box faces, boxes sharing faces,
 // degenerate boxes), duplicates, and many boxes around one point; bad input refused.
 #include <catch2/catch.hpp>
@@ -87,7 +87,10 @@ void check_against_brute_force(const std::vector<quoct::box<T, D>>& boxes, bool 
         for (const std::size_t k : {std::size_t{1}, std::size_t{5}, std::size_t{40}}) {
             std::vector<quoct::neighbor<T, std::uint32_t>> got;
             index.nearest(p, k, got);
-            CHECK(neighbor_diff(got, brute_nearest(boxes, p, k)) == "");
+            const auto want = brute_nearest(boxes, p, k);
+            CHECK(neighbor_diff(got, want) == "");
+            index.nearest(p, k, got, quoct::ties::any);
+            CHECK(any_tie_diff(got, want, [&](std::uint32_t id) { return quoct::distance_sq(p, boxes[id]); }) == "");
         }
     }
     for (std::size_t id = 0; id < boxes.size(); id += 97) {
@@ -121,6 +124,11 @@ TEST_CASE("packed_box_index: many boxes around one point, and its nearest are th
     const quoct::packed_box_index<double, 2> index(boxes);
     const quoct::point<double, 2> origin{{0, 0}};
     CHECK(index.nearest(origin, 3) == std::vector<std::uint32_t>{0, 2, 4});
+    // Any three of the nested boxes, with ties::any: each at 0, so an even id.
+    std::vector<quoct::neighbor<double, std::uint32_t>> any;
+    index.nearest(origin, 3, any, quoct::ties::any);
+    REQUIRE(any.size() == 3);
+    for (const auto& x : any) CHECK((x.distance_sq == 0 && x.id % 2 == 0));
     CHECK(index.containing(origin).size() == 3000);
     std::size_t seen = 0;
     CHECK_FALSE(index.visit(quoct::box<double, 2>{origin, origin}, [&](std::uint32_t) { return ++seen < 10; }));
@@ -147,6 +155,38 @@ TEMPLATE_LIST_TEST_CASE("packed_box_index: every pair of boxes that meet, once, 
         CHECK(got == want);
         std::size_t seen = 0;
         CHECK(index.for_each_colliding_pair([&](std::uint32_t, std::uint32_t) { return ++seen < 5; }) == (want.size() < 5));
+    }
+}
+
+TEMPLATE_LIST_TEST_CASE("packed_box_index: boxes a few ulps past a query ball's edge, where c + r rounds", "[objects][packed]",
+                        all_configs) {
+    // Query balls of non-dyadic centre and radius, so that c + r and c - r round; boxes whose
+    // near face lies within a few ulps of either, on one axis, the other axes through the
+    // centre. The predicate decides by its own roundings; the search must not prune first.
+    using T = typename TestType::scalar;
+    constexpr std::size_t D = TestType::dim;
+    rng r(41);
+    for (int round = 0; round < 40; ++round) {
+        quoct::point<T, D> c;
+        for (std::size_t a = 0; a < D; ++a) c[a] = static_cast<T>(r.uniform(-3, 3));
+        const T radius = static_cast<T>(r.uniform(0.01, 2));
+        std::vector<quoct::box<T, D>> boxes;
+        for (std::size_t a = 0; a < D; ++a)
+            for (int side : {-1, 1})
+                for (int ulps = -4; ulps <= 4; ++ulps) {
+                    T face = side > 0 ? static_cast<T>(c[a] + radius) : static_cast<T>(c[a] - radius);
+                    for (int u = 0; u < std::abs(ulps); ++u)
+                        face = std::nextafter(face, ulps > 0 ? std::numeric_limits<T>::infinity() * side
+                                                             : -std::numeric_limits<T>::infinity() * side);
+                    quoct::box<T, D> b{c, c};
+                    if (side > 0) b.lo[a] = face, b.hi[a] = face + T(1);
+                    else b.lo[a] = face - T(1), b.hi[a] = face;
+                    boxes.push_back(b);
+                }
+        for (std::size_t i = boxes.size(); i < 200; ++i) boxes.push_back(boxes[i % 20]);  // (several levels)
+        const quoct::packed_box_index<T, D> index(boxes);
+        const quoct::ball<T, D> q{c, radius};
+        CHECK(sorted(index.query(q)) == brute(boxes, q));
     }
 }
 

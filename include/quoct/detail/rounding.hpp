@@ -19,11 +19,16 @@ T step(T x, bool up) noexcept {
     constexpr T inf = std::numeric_limits<T>::infinity();
     if constexpr (std::numeric_limits<T>::is_iec559 && (sizeof(T) == 4 || sizeof(T) == 8)) {
         using U = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
-        if (x == (up ? inf : -inf)) return x;
-        if (x == 0) return up ? std::numeric_limits<T>::denorm_min() : -std::numeric_limits<T>::denorm_min();
+        constexpr unsigned top = 8 * sizeof(T) - 1;
+        constexpr U inf_bits = static_cast<U>(sizeof(T) == 4 ? 0x7f800000ull : 0x7ff0000000000000ull);
         U u;
         std::memcpy(&u, &x, sizeof u);
-        u = (x > 0) == up ? u + 1 : u - 1;  // away from zero: the magnitude bits grow
+        const U magnitude = u & ~(U{1} << top);
+        if (magnitude - 1 >= inf_bits - 1) {  // (0 or infinite: the one test for both)
+            if (x == (up ? inf : -inf)) return x;
+            if (x == 0) return up ? std::numeric_limits<T>::denorm_min() : -std::numeric_limits<T>::denorm_min();
+        }
+        u = ((u >> top) == 0) == up ? u + 1 : u - 1;  // away from zero: the magnitude bits grow
         std::memcpy(&x, &u, sizeof u);
         return x;
     } else {
