@@ -59,10 +59,15 @@
 //   an object whose centre is in a box or ball query meets it.
 //
 // nearest() ranks objects by distance_sq(p, object) (0 for a point inside), ties by smaller
-// id: exactly the first k of all objects sorted by (squared distance, id). It searches nodes
-// in that order too, by a lower bound of their objects' distances and their least id, so
-// that where a point lies inside many objects it still stops after k of them. For a box the
-// bound is distance_sq(p, node box), exact as the pruning above. For balls, whose distance
+// id: exactly the first k of all objects sorted by (squared distance, id). A node is
+// searched while its key, a lower bound of its objects' distances and their least id, may
+// still beat the k-th best; depth first, each node's children by that key, in two passes:
+// first only the children at distance 0 (the nodes holding p, where a point inside many
+// objects finds its k best), setting aside the nodes with others left, then those, the
+// nearest first. The least id of a node says little about its objects at distance 0, so
+// where p lies inside many objects most of them are visited; ties::any ranks by (distance,
+// position in the tree) instead, whose least under a node is its first, and stops after k
+// of them. For a box the bound is distance_sq(p, node box), exact as the pruning above. For balls, whose distance
 // is sqrt(distance_sq(p, c)) - r rounded step by step (a measure that may fall short of the
 // real distance by a few roundings of |p - c|), it is the distance to the node's box less
 // (D + 8) eps of the node's farthest corner distance: see ball_floor() below.

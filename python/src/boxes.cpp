@@ -55,8 +55,8 @@ public:
         return as_tuple(table);
     }
     // The k nearest boxes of each point: Euclidean distances (0 inside) and ids, (m, k),
-    // padded with inf and n where fewer than k boxes exist.
-    py::tuple nearest(const darray& x, std::size_t k, unsigned threads) const {
+    // padded with inf and n where fewer than k boxes exist; ties by smaller id, or any.
+    py::tuple nearest(const darray& x, std::size_t k, bool any_tie, unsigned threads) const {
         rows_of(x, D, "x");
         const auto p = points_of<D>(x);
         for (const auto& q : p) quoct::detail::check_point(q, "query point");
@@ -69,7 +69,7 @@ public:
             py::gil_scoped_release nogil;
             quoct::parallel_for(p.size(), threads, [&](std::size_t i) {
                 thread_local std::vector<quoct::neighbor<double, id_type>> found;
-                index_.nearest(p[i], k, found);
+                index_.nearest(p[i], k, found, any_tie ? quoct::ties::any : quoct::ties::smallest_id);
                 for (std::size_t j = 0; j < k; ++j) {
                     const bool have = j < found.size();
                     d[i * k + j] = have ? std::sqrt(found[j].distance_sq) : std::numeric_limits<double>::infinity();
@@ -145,7 +145,7 @@ void bind_boxes_d(py::module_& m) {
         .def("query_boxes", &core::query_boxes, py::arg("mins"), py::arg("maxes"), py::arg("threads"))
         .def("query_balls", &core::query_balls, py::arg("x"), py::arg("r"), py::arg("threads"))
         .def("query_points", &core::query_points, py::arg("x"), py::arg("threads"))
-        .def("nearest", &core::nearest, py::arg("x"), py::arg("k"), py::arg("threads"))
+        .def("nearest", &core::nearest, py::arg("x"), py::arg("k"), py::arg("any_tie"), py::arg("threads"))
         .def("pairs", &core::pairs, py::arg("threads"))
         .def("join", &core::join, py::arg("other"), py::arg("threads"));
 }

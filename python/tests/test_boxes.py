@@ -53,6 +53,11 @@ def test_queries_equal_brute_force(m):
         want = np.lexsort((np.arange(len(g)), g))[:5]
         np.testing.assert_array_equal(ids[i], want)
         np.testing.assert_allclose(d[i], np.sqrt(g[want]))
+    da, ia = t.query(x, k=5, ties="any")  # the same distances; any boxes at them
+    np.testing.assert_array_equal(da, d)
+    for i in range(40):
+        assert len(set(ia[i].tolist())) == 5
+        np.testing.assert_allclose(np.sqrt(gap_sq(lo, hi, x[i])[ia[i]]), da[i])
     d1, i1 = t.query(x[3])
     assert np.isscalar(i1) or np.ndim(i1) == 0
     assert int(i1) == np.lexsort((np.arange(3000), gap_sq(lo, hi, x[3])))[0]
@@ -107,6 +112,8 @@ def test_bad_input_is_refused():
         t.query([0.0, np.nan], k=2)
     with pytest.raises(ValueError):
         t.query([0.0, 0.0], k=0)
+    with pytest.raises(ValueError, match="ties"):
+        t.query([0.0, 0.0], k=1, ties="first")
     with pytest.raises(ValueError):
         t.query_point([0.0, 0.0, 0.0])
     with pytest.raises(ValueError):
