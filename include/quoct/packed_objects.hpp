@@ -792,7 +792,10 @@ bool packed_object_index<Shape, Id>::search(const Query& q, F& f) const {
             met = meeting(nq, c, b, m);
         } else {  // a ball: the children meeting its box (one pass), then those meeting it
             met = meeting(nq_box, c, b, m);
-            for (std::uint32_t x = met; x != 0; x &= x - 1) {
+            // (Ball objects on level 0: their predicate decides next, and the box test is
+            // enough before it, as every ball the grown query meets meets its box.)
+            const bool predicate_next = !traits::bounds_are_shape && l == 0;
+            for (std::uint32_t x = predicate_next ? 0 : met; x != 0; x &= x - 1) {
                 const std::size_t k = detail::lowest_bit(x);
                 if (!intersects(nq, entry(l, b + k))) met &= ~(std::uint32_t{1} << k);
             }

@@ -457,6 +457,13 @@ constexpr bool intersects(const box<T, D>& a, const box<T, D>& b) noexcept {
 template <class T, std::size_t D>
 bool intersects(const ball<T, D>& a, const ball<T, D>& b) noexcept {
     const T r = a.radius + b.radius;
+    // The common case first: radii >= 0 whose sum squares to a finite value above
+    // radius_bound's flip_bound(), where the comparison in T is the predicate (the bound
+    // below would be `plain`), with no unbounded sum to form.
+    const T r_sq = r * r;
+    if (a.radius >= 0 && b.radius >= 0 && r_sq <= std::numeric_limits<T>::max() &&
+        r_sq > detail::radius_bound<T, D>::flip_bound())
+        return distance_sq(a.center, b.center) <= r_sq;
     const bool infinite = std::isinf(a.radius) || std::isinf(b.radius);
     const bool sum = !infinite && a.radius >= 0 && b.radius >= 0;  // (a negative radius: as r rounds)
     const detail::radius_bound<T, D> bound(
