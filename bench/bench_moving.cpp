@@ -32,18 +32,16 @@
 #include <quoct/packed_objects.hpp>
 #include <quoct/pairs.hpp>
 
+#include "object_peers.hpp"
 #include "smoke.hpp"
 
 namespace {
 
-namespace bg = boost::geometry;
 namespace bgi = boost::geometry::index;
-using bpoint = bg::model::point<double, 3, bg::cs::cartesian>;
-using bbox = bg::model::box<bpoint>;
-using entry = std::pair<bbox, std::uint32_t>;
-using sphere = quoct::ball<double, 3>;
+using entry = quoct_bench::sphere_entry;
+using sphere = quoct_bench::sphere;
 using qpoint = quoct::point<double, 3>;
-using pair_list = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
+using quoct_bench::pair_list;
 constexpr double r_min = 1.0, r_max = 10.0;
 
 std::size_t count() { return quoct_bench::smoke() ? 20000 : 1000000; }
@@ -90,11 +88,6 @@ void move(std::vector<sphere>& s, int t) {
     }
 }
 
-bbox box_of(const sphere& s) {
-    return bbox(bpoint(s.center[0] - s.radius, s.center[1] - s.radius, s.center[2] - s.radius),
-                bpoint(s.center[0] + s.radius, s.center[1] + s.radius, s.center[2] + s.radius));
-}
-
 // The methods: each keeps what it keeps between steps and returns the pairs (a, b), a < b,
 // sorted, of one step.
 struct packed_rebuild {
@@ -118,21 +111,9 @@ struct moving {
 struct boost_repack {
     pair_list step(const std::vector<sphere>& s) {
         std::vector<entry> entries(s.size());
-        for (std::size_t i = 0; i < s.size(); ++i) entries[i] = {box_of(s[i]), static_cast<std::uint32_t>(i)};
+        for (std::size_t i = 0; i < s.size(); ++i) entries[i] = {quoct_bench::box_of(s[i]), static_cast<std::uint32_t>(i)};
         const bgi::rtree<entry, bgi::quadratic<16>> tree(entries.begin(), entries.end());  // packed (STR)
-        pair_list pairs;
-        std::vector<entry> found;
-        std::vector<std::uint32_t> row;
-        for (std::uint32_t a = 0; a < s.size(); ++a) {
-            found.clear();
-            row.clear();
-            tree.query(bgi::intersects(box_of(s[a])), std::back_inserter(found));
-            for (const entry& e : found)
-                if (e.second > a && quoct::intersects(s[a], s[e.second])) row.push_back(e.second);
-            std::sort(row.begin(), row.end());
-            for (std::uint32_t b : row) pairs.emplace_back(a, b);
-        }
-        return pairs;
+        return quoct_bench::boost_sphere_pairs(tree, s);
     }
 };
 

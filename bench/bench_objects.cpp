@@ -31,16 +31,13 @@
 #include <utility>
 #include <vector>
 
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
-
 #include <boost/geometry.hpp>
 #include <boost/geometry/index/rtree.hpp>
 
 #include <quoct/objects.hpp>
 #include <quoct/packed_objects.hpp>
 
+#include "object_peers.hpp"
 #include "smoke.hpp"
 
 namespace {
@@ -83,16 +80,7 @@ const dataset& data(int which) {
     return sets[which];
 }
 
-// Bytes the heap holds now (glibc's mallinfo2; 0 elsewhere): an index's size is the
-// difference across its build, counting what its allocations really take.
-std::size_t heap_bytes() {
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
-    const struct mallinfo2 m = mallinfo2();
-    return m.uordblks + m.hblkhd;
-#else
-    return 0;
-#endif
-}
+using quoct_bench::heap_bytes;
 
 bbox to_peer(const qbox& b) { return bbox(bpoint(b.lo[0], b.lo[1], b.lo[2]), bpoint(b.hi[0], b.hi[1], b.hi[2])); }
 

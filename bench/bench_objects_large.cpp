@@ -45,10 +45,6 @@
 #include <utility>
 #include <vector>
 
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
-
 #include <boost/geometry.hpp>
 #include <boost/geometry/index/rtree.hpp>
 
@@ -56,25 +52,18 @@
 #include <quoct/io/locations.hpp>
 #include <quoct/packed_objects.hpp>
 
+#include "object_peers.hpp"
 #include "smoke.hpp"
 
 namespace {
 
 namespace bg = boost::geometry;
 namespace bgi = boost::geometry::index;
-using pair_list = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
+using quoct_bench::heap_bytes;
+using quoct_bench::pair_list;
 
 std::size_t object_count() { return quoct_bench::smoke() ? 20000 : 1000000; }
 std::size_t query_count() { return quoct_bench::smoke() ? 256 : 10000; }
-
-std::size_t heap_bytes() {
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
-    const struct mallinfo2 m = mallinfo2();
-    return m.uordblks + m.hblkhd;
-#else
-    return 0;
-#endif
-}
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -230,20 +219,14 @@ void check_gis() {
 
 // ---- polydisperse spheres (3D) ----
 
-using sphere = quoct::ball<double, 3>;
-using s_bpoint = bg::model::point<double, 3, bg::cs::cartesian>;
-using s_bbox = bg::model::box<s_bpoint>;
-using s_entry = std::pair<s_bbox, std::uint32_t>;
+using quoct_bench::box_of;
+using quoct_bench::sphere;
+using s_entry = quoct_bench::sphere_entry;
 
 struct sphere_set {
     std::vector<sphere> spheres, probes;
     std::vector<s_entry> entries;
 };
-
-s_bbox box_of(const sphere& s) {
-    return s_bbox(s_bpoint(s.center[0] - s.radius, s.center[1] - s.radius, s.center[2] - s.radius),
-                  s_bpoint(s.center[0] + s.radius, s.center[1] + s.radius, s.center[2] + s.radius));
-}
 
 const sphere_set& spheres() {
     static const sphere_set s = [] {
@@ -288,23 +271,9 @@ void peer_ball(const Tree& t, const sphere& b, std::vector<s_entry>& found, std:
         if (quoct::intersects(b, all[e.second])) out.push_back(e.second);
 }
 
-// The peer's broad phase: one query per sphere, rows sorted.
 template <class Tree>
 pair_list peer_pairs(const Tree& t) {
-    const auto& all = spheres().spheres;
-    pair_list pairs;
-    std::vector<s_entry> found;
-    std::vector<std::uint32_t> row;
-    for (std::uint32_t a = 0; a < all.size(); ++a) {
-        found.clear();
-        row.clear();
-        t.query(bgi::intersects(box_of(all[a])), std::back_inserter(found));
-        for (const s_entry& e : found)
-            if (e.second > a && quoct::intersects(all[a], all[e.second])) row.push_back(e.second);
-        std::sort(row.begin(), row.end());
-        for (std::uint32_t b : row) pairs.emplace_back(a, b);
-    }
-    return pairs;
+    return quoct_bench::boost_sphere_pairs(t, spheres().spheres);
 }
 
 void check_spheres() {
