@@ -190,6 +190,21 @@ TEMPLATE_LIST_TEST_CASE("packed_box_index: boxes a few ulps past a query ball's 
     }
 }
 
+TEMPLATE_LIST_TEST_CASE("packed_box_index: every kernel level (portable, AVX2 where the CPU has it) answers as brute force",
+                        "[objects][packed][simd]", all_configs) {
+    using T = typename TestType::scalar;
+    constexpr std::size_t D = TestType::dim;
+    namespace kn = quoct::detail::kernels;
+    struct restore {
+        ~restore() { kn::use_level(kn::cpu_level()); }
+    } guard;
+    for (const kn::level want : {kn::level::portable, kn::level::avx2}) {
+        const kn::level l = kn::use_level(want);
+        CAPTURE(kn::level_name(l));
+        for (const bool lattice : {false, true}) check_against_brute_force<T, D>(make_boxes<T, D>(3000, lattice, 21), lattice, 23);
+    }
+}
+
 TEST_CASE("packed_box_index: bad boxes, queries and ids are refused by name", "[objects][packed]") {
     std::vector<quoct::box<double, 3>> boxes = make_boxes<double, 3>(40, false, 5);
     boxes[17].lo[1] = std::numeric_limits<double>::quiet_NaN();
