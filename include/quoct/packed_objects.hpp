@@ -81,9 +81,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <limits>
-#include <queue>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -102,7 +100,6 @@
 #include "detail/morton.hpp"
 #include "detail/pair_kernels.hpp"
 #include "detail/rounding.hpp"
-#include "neighbor.hpp"
 #include "detail/validate.hpp"
 #include "neighbor.hpp"
 #include "parallel.hpp"
@@ -758,7 +755,7 @@ std::uint32_t packed_object_index<Shape, Id>::meeting(const box_type& q, const l
 template <class Shape, class Id>
 void packed_object_index<Shape, Id>::box_floors(const point_type& p, const level& c, std::size_t b, std::size_t m,
                                                 T* out) noexcept {
-#if defined(__SSE2__)
+#if defined(__SSE2__) && !defined(__FMA__)  // (where the compiler may fuse the scalar d * d + s, the scalar form)
     if constexpr (std::is_same<T, double>::value && fanout % 2 == 0) {
         if (m == fanout) {
             __m128d sum[fanout / 2];
@@ -941,8 +938,9 @@ typename packed_object_index<Shape, Id>::T packed_object_index<Shape, Id>::ball_
     return g > 0 ? g * g * (1 - 2 * std::numeric_limits<T>::epsilon()) : T(0);
 }
 
-// Best first by (least squared distance, least id) over nodes, with the k best (squared
-// distance, id) so far: a node whose pair is not below the k-th best holds no better object.
+// Depth first in two passes (see the top of this header), with the k best (squared
+// distance, key) so far: a node whose (floor, least key) is not below the k-th best holds
+// no better object.
 template <class Shape, class Id>
 void packed_object_index<Shape, Id>::nearest(const point_type& p, std::size_t k, std::vector<neighbor_type>& out,
                                              ties rule) const {
@@ -989,6 +987,7 @@ void packed_object_index<Shape, Id>::nearest(const point_type& p, std::size_t k,
     frame stack[24];  // (a level more is a factor fanout more objects: 17 levels number 2^64)
     std::size_t depth = 0;
     static thread_local std::vector<frame> aside;  // (kept from one query to the next)
+    static thread_local std::vector<std::pair<neighbor_type, std::size_t>> order;  // (first child left, frame)
     aside.clear();
     const auto open = [&](std::size_t parent, std::size_t i) {  // entry i of level `parent`
         const std::size_t l = parent - 1, b = i * fanout, m = std::min(levels_[l].count - b, fanout);
@@ -1050,7 +1049,6 @@ void packed_object_index<Shape, Id>::nearest(const point_type& p, std::size_t k,
         run(true);
     }
     if (!aside.empty()) {
-        static thread_local std::vector<std::pair<neighbor_type, std::size_t>> order;  // (first child left, frame)
         order.clear();
         for (std::size_t a = 0; a < aside.size(); ++a) {
             const std::size_t pick = first_left(aside[a], false);
@@ -1067,6 +1065,8 @@ void packed_object_index<Shape, Id>::nearest(const point_type& p, std::size_t k,
     std::sort_heap(best.begin(), best.end(), before);
     if (by_position)
         for (neighbor_type& x : best) x.id = ids_[x.id];
+    if (aside.capacity() > 4096) std::vector<frame>().swap(aside);  // (keep no more than a few pages)
+    if (order.capacity() > 4096) std::vector<std::pair<neighbor_type, std::size_t>>().swap(order);
 }
 
 
