@@ -234,6 +234,28 @@ public:
         return true;
     }
 
+    /// Removes every live point in the closed box b (the points query(b) finds: lo <= p <=
+    /// hi on every axis, faces included) and returns how many; their ids are never handed
+    /// out again. Costs the query, then an amortised O(log n) erase a point. Throws
+    /// std::invalid_argument for a box with a NaN or lo > hi on an axis and std::bad_alloc,
+    /// the index then unchanged.
+    std::size_t erase_in(const box_type& b) {
+        std::vector<Id> ids;
+        this->query(b, ids);
+        for (const Id id : ids) erase(id);
+        return ids.size();
+    }
+    /// Removes every live point outside the closed box b (a local map kept around a moving
+    /// sensor: the points on its faces stay) and returns how many. Costs a search of the
+    /// nodes not inside b, then an amortised O(log n) erase a point. Throws as erase_in.
+    std::size_t erase_outside(const box_type& b) {
+        detail::check_box(b);
+        std::vector<Id> ids;
+        query_shape(detail::outside_box_query<T, D>(b), ids);
+        for (const Id id : ids) erase(id);
+        return ids.size();
+    }
+
     /// Moves the point with this id to p; the id stays. Amortised O(log n). Throws
     /// std::out_of_range if the id is not live, std::invalid_argument for a NaN or
     /// infinite coordinate and std::bad_alloc when memory runs out; the index is then

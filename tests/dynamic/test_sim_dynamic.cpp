@@ -143,6 +143,58 @@ TEMPLATE_TEST_CASE("dynamic_orthtree matches brute force under random operations
     }
 }
 
+TEMPLATE_TEST_CASE("dynamic_orthtree erases the points in a box, or outside it, as brute force", "[sim][dynamic]",
+                   QUOCT_TEST_CONFIGS) {
+    // A sliding local map: points keep coming, the map keeps what lies in a box around a
+    // moving sensor (faces included), now and then a box of points is cut out; on a lattice
+    // many points lie on the boxes' faces. After each step every query equals brute force.
+    using T = typename TestType::scalar;
+    constexpr std::size_t D = TestType::dim;
+    for (const int lattice : {0, 8}) {
+        quoct_test::rng rng(77 + static_cast<unsigned>(lattice));
+        auto make = [&] {
+            return lattice ? quoct_test::lattice_point<T, D>(rng, lattice) : quoct_test::random_point<T, D>(rng, T(0), T(1));
+        };
+        quoct::dynamic_options opt;
+        opt.tail_limit = 8;
+        quoct::dynamic_orthtree<T, D> index(opt);
+        model<T, D> m;
+        for (int step = 0; step < 60; ++step) {
+            for (int i = 0; i < 40; ++i) {
+                const auto p = make();
+                m.live[index.insert(p)] = p;
+            }
+            if (step % 3 == 1) index.move(m.live.begin()->first, m.live.begin()->second);  // (a point in the tail)
+            auto lo = lattice ? quoct_test::lattice_point<T, D>(rng, lattice) : quoct_test::random_point<T, D>(rng, T(0), T(0.5));
+            quoct::box<T, D> b{lo, lo};
+            for (std::size_t a = 0; a < D; ++a) b.hi[a] += lattice ? T(lattice / 2) : T(0.5);
+            const bool outside = step % 4 != 3;
+            std::size_t want = 0;
+            for (auto it = m.live.begin(); it != m.live.end();) {
+                if (quoct::contains(b, it->second) != outside) {
+                    it = m.live.erase(it);
+                    ++want;
+                } else {
+                    ++it;
+                }
+            }
+            CHECK((outside ? index.erase_outside(b) : index.erase_in(b)) == want);
+            check_same(index, m, rng, lattice);
+        }
+        // Bad boxes are refused, and the index is as it was.
+        const std::size_t before = index.size();
+        quoct::box<T, D> bad{};
+        bad.lo[0] = T(1);
+        CHECK_THROWS_AS(index.erase_outside(bad), std::invalid_argument);
+        CHECK_THROWS_AS(index.erase_in(bad), std::invalid_argument);
+        bad.lo[0] = std::numeric_limits<T>::quiet_NaN();
+        CHECK_THROWS_AS(index.erase_outside(bad), std::invalid_argument);
+        CHECK(index.size() == before);
+        CHECK(index.erase_in(quoct::detail::everything<T, D>()) == before);
+        CHECK(index.empty());
+    }
+}
+
 TEMPLATE_TEST_CASE("dynamic_orthtree folds through many side trees", "[sim][dynamic]", QUOCT_TEST_CONFIGS) {
     using T = typename TestType::scalar;
     constexpr std::size_t D = TestType::dim;

@@ -73,6 +73,20 @@ struct box_query {
     bool contains(const point<T, D>& p) const noexcept { return quoct::contains(region, p); }
 };
 
+/// The points outside a closed box (its complement).
+template <class T, std::size_t D>
+struct outside_box_query {
+    box<T, D> region;
+
+    explicit outside_box_query(const box<T, D>& b) : region(b) {}
+
+    quoct::relation classify(const box<T, D>& b) const noexcept {
+        if (quoct::contains(region, b)) return quoct::relation::outside;
+        return intersects(region, b) ? quoct::relation::partial : quoct::relation::inside;
+    }
+    bool contains(const point<T, D>& p) const noexcept { return !quoct::contains(region, p); }
+};
+
 /// The box that holds every point: a query that enumerates an index.
 template <class T, std::size_t D>
 box<T, D> everything() noexcept {
