@@ -13,8 +13,9 @@
 // new snapshot when its dead entries exceed options.rebuild_fraction of the live points,
 // or when the points outside it exceed that fraction and outnumber its own (so a growing
 // index rebuilds its snapshot once per doubling). A nearest query feeds one result set
-// (detail/knn.hpp) from the snapshot, every level and the tail. A query thus scans at most tail_limit points and visits the snapshot and
-// O(log(n / tail_limit)) small trees. Queries never rebuild anything: they are const and
+// (detail/knn.hpp) from the largest part first, then the tail, then the other parts top
+// down within the bound found (search_nearest). A query thus scans at most tail_limit
+// points and visits the snapshot and O(log(n / tail_limit)) small trees. Queries never rebuild anything: they are const and
 // may run from any number of threads at once as long as no thread mutates the index
 // meanwhile (the one state they may make, a part's id map for point() and for a nearest
 // query that lands on a stored point, is built once under std::call_once).
@@ -223,6 +224,24 @@ public:
         return id;
     }
 
+    /// Adds n points at once (a scan) and returns the first one's id: they get ids first,
+    /// first + 1, ... in their order. Cheaper than n insert() calls: the points are reorganised
+    /// once, not every options.tail_limit. Takes the same point types as the constructors.
+    /// Throws std::invalid_argument for a NaN or infinite coordinate (naming its position),
+    /// std::length_error when the ids are used up and std::bad_alloc when memory runs out;
+    /// the index is then unchanged.
+    template <class P>
+    Id insert_all(const P* points, std::size_t n) {
+        return insert_all_from(detail::point_source<T, D, P>{points, n});
+    }
+    /// As insert_all(points, n), for n points stored flat (coords[i * D + a]).
+    Id insert_all(const T* coords, std::size_t n) { return insert_all_from(detail::flat_source<T, D>{coords, n}); }
+    /// As insert_all(points, n), for a contiguous range of points.
+    template <class Range, class = std::enable_if_t<detail::is_contiguous_range<Range>::value>>
+    Id insert_all(const Range& points) {
+        return insert_all_from(detail::range_source<T, D>(points));
+    }
+
     /// Removes the point with this id; returns false (and changes nothing) if the id is not
     /// live. The id is never handed out again. Amortised O(log n). Does not throw.
     bool erase(Id id) {
@@ -346,23 +365,40 @@ public:
 
     /// Advanced: orthtree::search_nearest over the live points (snapshot, side trees and
     /// tail, all feeding one set), calling sink(id, distance) with our ids. Same contract.
+    ///
+    /// The part with the most live points first, from the query's leaf up, as a static
+    /// tree is searched; then the tail; then each other part top down, entered only where
+    /// its nodes lie within the bound the points found so far have set. Most of those
+    /// parts' nodes then lie beyond it, and going down from their roots visits fewer
+    /// nodes than finding the query's leaf in each and climbing back.
     template <class Metric, class Set, class Sink>
     void search_nearest(const Metric& metric, const Set& set, Sink&& sink) const {
-        each_part([&](const part& pp) {
-            if (pp.live() == 0) return true;
+        const auto search = [&](const part& pp, bool first) {
+            if (pp.live() == 0 || metric.to_box(pp.tree.bounds()) > set.bound()) return;
+            const auto in_tree = [&](auto&& s) {
+                if (first || !pp.tree.can_search_top_down()) pp.tree.search_nearest(metric, set, s);
+                else pp.tree.search_nearest_top_down(metric, set, s);
+            };
             if (pp.dead_count == 0 && pp.ids.empty()) {
-                pp.tree.search_nearest(metric, set, sink);
+                in_tree(sink);
             } else {
-                pp.tree.search_nearest(metric, set, [&](Id pos, T d) {
+                in_tree([&](Id pos, T d) {
                     if (!pp.is_dead(pos)) sink(pp.id_of(pos), d);
                 });
             }
-            return true;
-        });
+        };
+        const part* largest = &snap_;
+        for (const part& level : levels_)
+            if (level.live() > largest->live()) largest = &level;
+        search(*largest, true);
         for (std::size_t i = 0; i < tail_.size(); ++i) {
             const T d = metric.to_point(tail_points_[i]);
             if (d <= set.bound()) sink(tail_[i], d);
         }
+        each_part([&](const part& pp) {
+            if (&pp != largest) search(pp, false);
+            return true;
+        });
     }
 
 private:
@@ -445,6 +481,34 @@ private:
             where_[id] = at_snapshot;
             slot_[id] = static_cast<Id>(i++);
         }
+    }
+
+    template <class Source>
+    Id insert_all_from(const Source& points) {
+        const std::size_t n = points.size();
+        for (std::size_t i = 0; i < n; ++i)
+            if (!is_finite(points[i]))
+                throw std::invalid_argument("quoct: insert_all: point " + std::to_string(i) +
+                                            " has a NaN or infinite coordinate");
+        check_capacity(where_.size() + n);
+        const Id first = static_cast<Id>(where_.size());
+        // Room first, so that nothing changes if memory runs out; then nothing throws.
+        const auto grow = [n](auto& v) {  // geometric, as push_back: batches cost amortised O(n)
+            if (v.capacity() - v.size() < n) v.reserve(std::max(v.size() + n, v.size() + v.size() / 2));
+        };
+        grow(where_);
+        grow(slot_);
+        grow(tail_);
+        grow(tail_points_);
+        for (std::size_t i = 0; i < n; ++i) {
+            where_.push_back(in_tail);
+            slot_.push_back(static_cast<Id>(tail_.size()));
+            tail_.push_back(static_cast<Id>(first + i));
+            tail_points_.push_back(points[i]);
+        }
+        live_ += n;
+        maintain();
+        return first;
     }
 
     static void check_capacity(std::size_t n) {

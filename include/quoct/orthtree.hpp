@@ -51,6 +51,9 @@
 
 namespace quoct {
 
+template <class T, std::size_t D, class Id>
+class dynamic_orthtree;  // (searches its trees as one: orthtree::search_nearest_top_down)
+
 namespace detail {
 
 /// c ? a : b for indexes, computed with masks: g++ makes a ternary on data a branch, and
@@ -564,6 +567,46 @@ private:
     void find_nearest(const Metric& metric, const Set& set, Sink& sink) const;
     template <bool Single, bool Shallow, bool Checked, class Metric, class Set, class Sink>
     void find_nearest_in(const Metric& metric, const Set& set, Sink& sink) const;
+    // search_nearest for dynamic_orthtree, which searches several trees as one: its first
+    // tree by search_nearest, the others by this, once the set holds the first one's
+    // nearest points. Top down: nearest child first, every node farther than the bound
+    // left out, which visits less than search_nearest's start from the query's leaf (found
+    // by a binary search, then climbed back) in a tree whose points lie mostly beyond the
+    // bound. Only where can_search_top_down(): built here (not read lazily), and shallow(),
+    // so that the deferred nodes (at most fanout - 1 a level, and one) fit the stack.
+    template <class, std::size_t, class>
+    friend class dynamic_orthtree;
+    bool can_search_top_down() const noexcept { return !lazy_ && shallow(); }
+    template <class Metric, class Set, class Sink>
+    void search_nearest_top_down(const Metric& metric, const Set& set, Sink&& sink) const {
+        if (nodes_.empty()) return;
+        const auto by_id = [&](Id position, T d) { sink(ids_[position], d); };
+        deferred stack[inline_deferred];
+        std::size_t top = 0;
+        const auto visit = [&](std::size_t at) {
+            const node& n = nodes_[at];
+            if (is_leaf(n, at)) {
+                scan_leaf<false>(metric, set, by_id, n.begin, nodes_[n.skip].begin);
+                return;
+            }
+            const T bound = set.bound();
+            const std::size_t base = top;
+            std::size_t nearest_child = base;
+            T nearest_distance = T(0);
+            for (std::size_t ci = at + 1; ci < n.skip; ci = nodes_[ci].skip) {
+                const T d = metric.to_box(box_of(nodes_[ci]));
+                if (d > bound) continue;
+                if (top == base || d < nearest_distance) nearest_child = top, nearest_distance = d;
+                stack[top++] = deferred{static_cast<Id>(ci), d};
+            }
+            if (top - base > 1) std::swap(stack[nearest_child], stack[top - 1]);
+        };
+        visit(0);
+        while (top != 0) {
+            const deferred e = stack[--top];
+            if (e.distance <= set.bound()) visit(e.index);
+        }
+    }
     template <bool Single, class Metric, class Set, class Sink>
     void scan_leaf(const Metric& metric, const Set& set, Sink& sink, std::size_t b, std::size_t e) const;
     template <class Metric, class Set, class Sink>

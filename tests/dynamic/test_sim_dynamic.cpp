@@ -3,12 +3,14 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <map>
 #include <random>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 #include <quoct/dynamic.hpp>
@@ -116,6 +118,13 @@ TEMPLATE_TEST_CASE("dynamic_orthtree matches brute force under random operations
                 const std::uint32_t id = index.insert(p);
                 REQUIRE(id + 1 == index.id_bound());
                 m.live[id] = p;
+            } else if (o == 3 && step % 7 == 0) {  // a scan at once: up to 40 points, duplicates among them
+                std::vector<quoct::point<T, D>> scan(static_cast<std::size_t>(step % 41));
+                for (auto& p : scan) p = make();
+                if (!scan.empty()) scan.back() = scan.front();
+                const std::uint32_t first = index.insert_all(scan);
+                REQUIRE(first + scan.size() == index.id_bound());
+                for (std::size_t i = 0; i < scan.size(); ++i) m.live[first + static_cast<std::uint32_t>(i)] = scan[i];
             } else if (o < 5) {
                 const std::uint32_t id = any_id(rng);
                 CHECK(index.erase(id) == (m.live.erase(id) == 1));
@@ -192,6 +201,45 @@ TEMPLATE_TEST_CASE("dynamic_orthtree erases the points in a box, or outside it, 
         CHECK(index.size() == before);
         CHECK(index.erase_in(quoct::detail::everything<T, D>()) == before);
         CHECK(index.empty());
+    }
+}
+
+TEMPLATE_TEST_CASE("dynamic_orthtree takes scans at once, and refuses a bad one whole", "[sim][dynamic]",
+                   QUOCT_TEST_CONFIGS) {
+    // Scans of every size around the tail limit and past the side trees' capacities, then
+    // queries across the parts they make (k nearest from points where parts overlap).
+    using T = typename TestType::scalar;
+    constexpr std::size_t D = TestType::dim;
+    for (const int lattice : {0, 5}) {
+        quoct_test::rng rng(91 + static_cast<unsigned>(lattice));
+        auto make = [&] {
+            return lattice ? quoct_test::lattice_point<T, D>(rng, lattice) : quoct_test::random_point<T, D>(rng, T(0), T(1));
+        };
+        quoct::dynamic_options opt;
+        opt.tail_limit = 16;
+        quoct::dynamic_orthtree<T, D> index(opt);
+        model<T, D> m;
+        for (const std::size_t n : {0, 1, 15, 16, 17, 100, 3, 700, 40, 2000, 9}) {
+            std::vector<quoct::point<T, D>> scan(n);
+            for (auto& p : scan) p = make();
+            const std::uint32_t first = index.insert_all(scan);
+            REQUIRE(first == m.live.size());
+            for (std::size_t i = 0; i < n; ++i) m.live[first + static_cast<std::uint32_t>(i)] = scan[i];
+            check_same(index, m, rng, lattice);
+        }
+        // A NaN or a coordinate float cannot hold, anywhere in the scan: refused, nothing added.
+        std::vector<quoct::point<T, D>> bad(30);
+        for (auto& p : bad) p = make();
+        bad[29][0] = std::numeric_limits<T>::quiet_NaN();
+        const std::size_t bound = index.id_bound();
+        CHECK_THROWS_AS(index.insert_all(bad), std::invalid_argument);
+        if (std::is_same<T, float>::value) {  // a double past float's range
+            std::vector<std::array<double, D>> huge(2, std::array<double, D>{});
+            huge[1][0] = 1e300;
+            CHECK_THROWS_AS(index.insert_all(huge), std::invalid_argument);
+        }
+        CHECK(index.id_bound() == bound);
+        check_same(index, m, rng, lattice);
     }
 }
 
