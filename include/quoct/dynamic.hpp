@@ -255,24 +255,25 @@ public:
 
     /// Removes every live point in the closed box b (the points query(b) finds: lo <= p <=
     /// hi on every axis, faces included) and returns how many; their ids are never handed
-    /// out again. Costs the query, then an amortised O(log n) erase a point. Throws
+    /// out again. Costs the query and O(1) a point erased, then one upkeep: once the erased
+    /// entries pass options.rebuild_fraction, the parts are compacted (a linear pass, no
+    /// sort) or, if as many points wait outside the snapshot, rebuilt. Throws
     /// std::invalid_argument for a box with a NaN or lo > hi on an axis and std::bad_alloc,
     /// the index then unchanged.
     std::size_t erase_in(const box_type& b) {
         std::vector<Id> ids;
         this->query(b, ids);
-        for (const Id id : ids) erase(id);
-        return ids.size();
+        return erase_found(ids);
     }
     /// Removes every live point outside the closed box b (a local map kept around a moving
     /// sensor: the points on its faces stay) and returns how many. Costs a search of the
-    /// nodes not inside b, then an amortised O(log n) erase a point. Throws as erase_in.
+    /// nodes not inside b (those inside are skipped whole), then as erase_in. Throws as
+    /// erase_in.
     std::size_t erase_outside(const box_type& b) {
         detail::check_box(b);
         std::vector<Id> ids;
         query_shape(detail::outside_box_query<T, D>(b), ids);
-        for (const Id id : ids) erase(id);
-        return ids.size();
+        return erase_found(ids);
     }
 
     /// Moves the point with this id to p; the id stays. Amortised O(log n). Throws
@@ -374,7 +375,7 @@ public:
     template <class Metric, class Set, class Sink>
     void search_nearest(const Metric& metric, const Set& set, Sink&& sink) const {
         const auto search = [&](const part& pp, bool first) {
-            if (pp.live() == 0 || metric.to_box(pp.tree.bounds()) > set.bound()) return;
+            if (pp.live() == 0 || metric.to_box(box_of(pp)) > set.bound()) return;
             const auto in_tree = [&](auto&& s) {
                 if (first || !pp.tree.can_search_top_down()) pp.tree.search_nearest(metric, set, s);
                 else pp.tree.search_nearest_top_down(metric, set, s);
@@ -387,9 +388,14 @@ public:
                 });
             }
         };
+        // The first part: the nearest to the query by its box, of those the largest.
         const part* largest = &snap_;
-        for (const part& level : levels_)
-            if (level.live() > largest->live()) largest = &level;
+        T nearest = snap_.live() == 0 ? std::numeric_limits<T>::infinity() : metric.to_box(box_of(snap_));
+        for (const part& level : levels_) {
+            if (level.live() == 0) continue;
+            const T d = metric.to_box(box_of(level));
+            if (d < nearest || (d == nearest && level.live() > largest->live())) largest = &level, nearest = d;
+        }
         search(*largest, true);
         for (std::size_t i = 0; i < tail_.size(); ++i) {
             const T d = metric.to_point(tail_points_[i]);
@@ -419,6 +425,11 @@ private:
     }
 
     using part = detail::frozen_part<T, D, Id>;
+    // A part's box: its points' where it is built here, else its tree's bounds.
+    static box_type box_of(const part& pp) noexcept {
+        return pp.tree.can_compact() && !pp.tree.empty() ? pp.tree.points_box() : pp.tree.bounds();
+    }
+
     // where_[id]: erased, at_snapshot, in_tail, or in_level + j for level j.
     enum : unsigned char { erased, at_snapshot, in_tail, in_level };
     // Each level holds this many times the one below. Capacities saturate at SIZE_MAX, so
@@ -481,6 +492,17 @@ private:
             where_[id] = at_snapshot;
             slot_[id] = static_cast<Id>(i++);
         }
+    }
+
+    // Erases the live ids found by a query (each once), then does the upkeep once.
+    std::size_t erase_found(const std::vector<Id>& ids) noexcept {
+        for (const Id id : ids) {
+            detach(id);
+            where_[id] = erased;
+        }
+        live_ -= ids.size();
+        maintain();
+        return ids.size();
     }
 
     template <class Source>
@@ -573,24 +595,62 @@ private:
         return c;
     }
 
-    // The upkeep after a change. Both steps either finish or change nothing, so when one
+    // The upkeep after a change. Each step either finishes or changes nothing, so when one
     // runs out of memory it is put off to a later call: the change stands, queries stay
     // exact (only slower), and the mutating call returns normally.
-    // Dead snapshot entries slow every query, so they force a rebuild once they pass the
-    // fraction. Live points outside the snapshot sit in trees of their own, nearly as fast,
-    // so they force one only once they also outnumber the snapshot's live entries: a
-    // growing index then rebuilds its snapshot each time it doubles (each point is rebuilt
-    // into a snapshot O(1) times, amortised), not every rebuild_fraction of growth.
+    // Dead snapshot entries slow every query, so once they pass the fraction they go: by a
+    // rebuild if as many live points wait outside the snapshot (moved ones, mostly, which
+    // the rebuild brings back into it), else by compacting the parts (orthtree::without, a
+    // linear pass with no sort: what erasures, box-wise ones above all, need). Live points
+    // outside the snapshot sit in trees of their own, nearly as fast, so they force a
+    // rebuild only once they also outnumber the snapshot's live entries: a growing index
+    // then rebuilds its snapshot each time it doubles (each point is rebuilt into a
+    // snapshot O(1) times, amortised), not every rebuild_fraction of growth.
     void maintain() noexcept {
         try {
             const double limit = options_.rebuild_fraction * static_cast<double>(live_);
             const std::size_t out = outside();
             const bool stale = static_cast<double>(snap_.dead_count) > limit;
             const bool outgrown = static_cast<double>(out) > limit && out > snap_.live();
-            if ((stale || outgrown) && pending() > 16) return rebuild();
+            if (pending() > 16) {
+                if (outgrown || (stale && static_cast<double>(out) > limit)) return rebuild();
+                if (stale) compact_parts();
+            }
             if (tail_.size() > options_.tail_limit) fold_tail();
         } catch (const std::bad_alloc&) {
         }
+    }
+
+    // Every part with dead entries made again without them (orthtree::without: the same
+    // order and nodes, no sort), or the whole index rebuilt where a part cannot be (read
+    // lazily). Each part either finishes or is left as it was (std::bad_alloc).
+    void compact_parts() {
+        const auto compact = [&](part& pp) {
+            if (pp.dead_count == 0) return;
+            part fresh;
+            fresh.tree = pp.tree.without([&](std::size_t slot) { return pp.dead.test(slot); });
+            const std::size_t m = pp.live();
+            std::vector<Id> ids;
+            ids.reserve(m);
+            bool identity = true;
+            for (std::size_t slot = 0; slot < pp.stored; ++slot)
+                if (!pp.dead.test(slot)) {
+                    const Id id = pp.id_of(static_cast<Id>(slot));
+                    identity = identity && id == ids.size();
+                    ids.push_back(id);
+                }
+            fresh.dead.assign(m);
+            fresh.stored = m;
+            if (!identity) fresh.ids = std::move(ids);
+            // Nothing below throws.
+            pp = std::move(fresh);
+            for (std::size_t r = 0; r < m; ++r) slot_[pp.id_of(static_cast<Id>(r))] = static_cast<Id>(r);
+        };
+        if (!snap_.tree.can_compact()) return rebuild();
+        for (const part& level : levels_)
+            if (level.dead_count != 0 && !level.tree.can_compact()) return rebuild();
+        compact(snap_);
+        for (part& level : levels_) compact(level);
     }
 
     // Moves the tail and levels 0..j-1 into level j, the first level with room for them

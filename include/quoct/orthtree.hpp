@@ -577,6 +577,19 @@ private:
     template <class, std::size_t, class>
     friend class dynamic_orthtree;
     bool can_search_top_down() const noexcept { return !lazy_ && shallow(); }
+    // The box of the points held (the root's; bounds() may be larger in a tree that has
+    // dropped points): for a tree not read lazily and not empty.
+    box_type points_box() const noexcept { return box_of(nodes_[0]); }
+    // This tree without the points whose id (input position) p has dropped(p), the others'
+    // ids renumbered 0, 1, ... in order (orthtree_builder::compact); only on a tree built
+    // here (not read lazily). For dynamic_orthtree, which so forgets the points it erased.
+    bool can_compact() const noexcept { return !lazy_; }
+    template <class Dropped>
+    orthtree without(Dropped&& dropped) const {
+        data_type d;
+        detail::orthtree_builder<T, D, Id>(d).compact(data(), dropped);
+        return orthtree(std::move(d));
+    }
     template <class Metric, class Set, class Sink>
     void search_nearest_top_down(const Metric& metric, const Set& set, Sink&& sink) const {
         if (nodes_.empty()) return;

@@ -243,6 +243,69 @@ TEMPLATE_TEST_CASE("dynamic_orthtree takes scans at once, and refuses a bad one 
     }
 }
 
+TEMPLATE_TEST_CASE("dynamic_orthtree drops erased points from its trees without a rebuild, as brute force", "[sim][dynamic]",
+                   QUOCT_TEST_CONFIGS) {
+    // Erasures alone (by box and by id) pass rebuild_fraction again and again: the trees are
+    // compacted (the side trees stay, the erased entries go), with the nearest index on and
+    // off, on a lattice (duplicates, points on the boxes' faces) and off it, down to empty.
+    using T = typename TestType::scalar;
+    constexpr std::size_t D = TestType::dim;
+    for (const bool nearest_index : {false, true})
+        for (const int lattice : {0, 7}) {
+            quoct_test::rng rng(5150 + static_cast<unsigned>(lattice) + (nearest_index ? 1u : 0u));
+            auto make = [&] {
+                return lattice ? quoct_test::lattice_point<T, D>(rng, lattice) : quoct_test::random_point<T, D>(rng, T(0), T(1));
+            };
+            quoct::dynamic_options opt;
+            opt.tail_limit = 8;
+            opt.tree.nearest_index = nearest_index;
+            opt.tree.leaf_size = 4;  // deep trees: many nodes to drop
+            std::vector<quoct::point<T, D>> initial(1500);
+            for (auto& p : initial) p = make();
+            quoct::dynamic_orthtree<T, D> index(initial, opt);
+            model<T, D> m;
+            for (std::uint32_t i = 0; i < initial.size(); ++i) m.live[i] = initial[i];
+            for (int i = 0; i < 40; ++i) {  // a few side trees
+                const auto p = make();
+                m.live[index.insert(p)] = p;
+            }
+            const std::size_t sides = index.side_trees();
+            REQUIRE(sides > 0);
+            int compactions = 0;
+            for (int step = 0; !m.live.empty(); ++step) {
+                const std::size_t pending_before = index.pending();
+                if (step % 3 == 2) {
+                    for (int e = 0; e < 25 && !m.live.empty(); ++e) {
+                        std::uniform_int_distribution<std::uint32_t> any(0, static_cast<std::uint32_t>(index.id_bound() - 1));
+                        const std::uint32_t id = any(rng);
+                        CHECK(index.erase(id) == (m.live.erase(id) == 1));
+                    }
+                } else {
+                    auto lo = lattice ? quoct_test::lattice_point<T, D>(rng, lattice) : quoct_test::random_point<T, D>(rng, T(0), T(0.8));
+                    quoct::box<T, D> b{lo, lo};
+                    for (std::size_t a = 0; a < D; ++a) b.hi[a] += lattice ? T(2) : T(0.3);
+                    std::size_t want = 0;
+                    for (auto it = m.live.begin(); it != m.live.end();)
+                        if (quoct::contains(b, it->second)) it = m.live.erase(it), ++want;
+                        else ++it;
+                    CHECK(index.erase_in(b) == want);
+                }
+                // Compacted: the side trees as they were, the snapshot's erased entries gone.
+                if (index.side_trees() == sides && index.pending() < pending_before) ++compactions;
+                check_same(index, m, rng, lattice);
+                if (step > 400) {  // boxes that miss every point left: the rest by id
+                    for (auto it = m.live.begin(); it != m.live.end();) {
+                        CHECK(index.erase(it->first));
+                        it = m.live.erase(it);
+                    }
+                    check_same(index, m, rng, lattice);
+                }
+            }
+            CHECK(compactions > 0);
+            CHECK(index.empty());
+        }
+}
+
 TEMPLATE_TEST_CASE("dynamic_orthtree folds through many side trees", "[sim][dynamic]", QUOCT_TEST_CONFIGS) {
     using T = typename TestType::scalar;
     constexpr std::size_t D = TestType::dim;

@@ -872,6 +872,43 @@ TEMPLATE_LIST_TEST_CASE("file: a loaded dynamic index goes on with the same ids"
     CHECK_THROWS_WITH((quoct::load<quoct::orthtree<T, D>>(dir / "x.quoct")), Contains("holds dynamic_orthtree<"));
 }
 
+TEMPLATE_LIST_TEST_CASE("file: a dynamic index whose trees dropped erased points saves and loads", "[file][dynamic]", all_configs) {
+    // Box erasures compact the trees (their nodes made anew without the erased points): the
+    // file's checks (every tree validated whole on load) pass, and the loaded index answers
+    // as the saved one, the nearest index on and off.
+    using T = typename TestType::scalar;
+    constexpr std::size_t D = TestType::dim;
+    using index = quoct::dynamic_orthtree<T, D>;
+    scratch_dir dir;
+    for (const bool nearest_index : {false, true}) {
+        quoct::dynamic_options opt;
+        opt.tail_limit = 16;
+        opt.tree.nearest_index = nearest_index;
+        const auto pts = uniform_points<T, D>(3000, 91);
+        index x(pts, opt);
+        for (int i = 0; i < 50; ++i) x.insert(uniform_points<T, D>(1, 2000 + static_cast<std::uint64_t>(i))[0]);
+        const std::size_t sides = x.side_trees();
+        quoct::box<T, D> b;
+        for (std::size_t a = 0; a < D; ++a) b.lo[a] = T(0), b.hi[a] = T(300);
+        const std::size_t erased = x.erase_in(b);
+        REQUIRE(erased * 16 > x.size() + erased);  // past rebuild_fraction 1/16: compacted
+        CHECK(x.side_trees() == sides);  // compacted, not rebuilt
+        quoct::save(x, dir / "c.quoct");
+        const index y = quoct::load<index>(dir / "c.quoct");
+        REQUIRE(y.size() == x.size());
+        rng r(93);
+        for (int i = 0; i < 20; ++i) {
+            const quoct::ball<T, D> s{pts[r.below(pts.size())], T(60)};
+            CHECK(sorted(y.query(s)) == sorted(x.query(s)));
+            std::vector<quoct::neighbor<T, std::uint32_t>> u, v;
+            y.nearest(s.center, 6, u);
+            x.nearest(s.center, 6, v);
+            REQUIRE(u.size() == v.size());
+            for (std::size_t k = 0; k < u.size(); ++k) CHECK((u[k].id == v[k].id && u[k].distance_sq == v[k].distance_sq));
+        }
+    }
+}
+
 TEST_CASE("file: files from the earlier layout (a dynamic index's points by id, a geographic index's unit vectors) are read",
           "[file][dynamic][geo]") {
     const std::string dir = QUOCT_TEST_FIXTURES;

@@ -113,6 +113,14 @@ public:
     void build_part(const Source& points, raw_vector<std::uint64_t> items, key_layout layout, build_pending start,
                     const box_type& root, const build_options& options);
 
+    /// The data of `src` (built here, not read lazily) without the points at the input
+    /// positions p for which dropped(p): the others keep their stored order and their nodes,
+    /// their input positions renumbered 0, 1, ... in order; nodes left without a point go;
+    /// boxes, depth, keys and parents are made again; the bounds (and so the key grid) stay.
+    /// O(n + nodes), no sort: what a dynamic index does with the points it erased.
+    template <class Dropped>
+    void compact(const data& src, Dropped&& dropped);
+
 private:
     // Packed sort items: a Morton key above index_bits, a position below.
     struct build_state {
@@ -225,6 +233,72 @@ void orthtree_builder<T, D, Id>::build_part(const Source& points, raw_vector<std
     store_points(points, st);
     set_boxes();
     if (d_.options_.nearest_index) index_leaves(root, st.axis_bits);
+}
+
+template <class T, std::size_t D, class Id>
+template <class Dropped>
+void orthtree_builder<T, D, Id>::compact(const data& src, Dropped&& dropped) {
+    constexpr Id none = std::numeric_limits<Id>::max();  // above every position (n < max / 2)
+    const std::size_t n = src.size_;
+    d_.options_ = src.options_;
+    d_.unchecked_ = src.unchecked_;
+    raw_vector<Id> rank(n);  // input position -> the new one, or none
+    std::size_t m = 0;
+    for (std::size_t i = 0; i < n; ++i) rank[i] = dropped(i) ? none : static_cast<Id>(m++);
+    d_.size_ = m;
+    if (m == 0) return;
+    d_.bounds_ = src.bounds_;
+    // before[i]: how many of the points stored before position i are kept (their new place).
+    raw_vector<Id> before(n + 1);
+    d_.ids_.resize(m);
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        before[i] = static_cast<Id>(k);
+        const Id r = rank[src.ids_[i]];
+        if (r != none) d_.ids_[k++] = r;
+    }
+    before[n] = static_cast<Id>(k);
+    d_.coords_.resize(D * m);
+    for (std::size_t a = 0; a < D; ++a) {
+        const T* from = src.axis(a);
+        T* to = d_.coords_.data() + a * m;
+        for (std::size_t i = 0; i < n; ++i)
+            if (before[i + 1] != before[i]) to[before[i]] = from[i];
+    }
+    // A node stays if it keeps a point (then so do its ancestors; a node that goes takes its
+    // whole subtree). at[j]: how many nodes before j stay, the new index of the first node
+    // from j on that stays, so a node's new skip is at[old skip].
+    const std::size_t count = src.nodes_in_tree();
+    const auto keeps = [&](std::size_t j) {
+        return before[src.nodes_[src.nodes_[j].skip].begin] != before[src.nodes_[j].begin];
+    };
+    raw_vector<Id> at(count + 1);
+    std::size_t c = 0;
+    for (std::size_t j = 0; j < count; ++j) {
+        at[j] = static_cast<Id>(c);
+        if (keeps(j)) ++c;
+    }
+    at[count] = static_cast<Id>(c);
+    d_.nodes_.resize(c + 1);
+    for (std::size_t j = 0; j < count; ++j) {
+        if (!keeps(j)) continue;
+        node& nn = d_.nodes_[at[j]];
+        nn = src.nodes_[j];
+        nn.begin = before[src.nodes_[j].begin];
+        nn.skip = at[src.nodes_[j].skip];
+    }
+    d_.nodes_[c] = node{};
+    d_.nodes_[c].begin = static_cast<Id>(m);
+    // The depth: the most internal nodes above a leaf.
+    std::vector<std::size_t> open;
+    d_.depth_ = 0;
+    for (std::size_t i = 0; i < c; ++i) {
+        while (!open.empty() && i >= d_.nodes_[open.back()].skip) open.pop_back();
+        if (d_.is_leaf(d_.nodes_[i], i)) d_.depth_ = std::max(d_.depth_, open.size());
+        else open.push_back(i);
+    }
+    set_boxes();
+    if (d_.options_.nearest_index) index_leaves(src.bounds_, src.axis_bits_);
 }
 
 // The keys and parents locate_leaf() reads. Keys come from the root grid of sort_input (a
