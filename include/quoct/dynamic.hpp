@@ -296,6 +296,46 @@ public:
         maintain();
     }
 
+    /// Moves n points at once, ids[i] to positions[i] (a step that moves a few percent of
+    /// the points): checked whole first, then reorganised once, where n move() calls
+    /// reorganise every options.tail_limit moves. An id given twice ends at its last
+    /// position. Throws std::out_of_range if an id is not live, std::invalid_argument for a
+    /// NaN or infinite coordinate (naming its position in the batch) and std::bad_alloc;
+    /// the index is then unchanged.
+    void move(const Id* ids, const point_type* positions, std::size_t n) {
+        for (std::size_t i = 0; i < n; ++i) {
+            check_live(ids[i]);
+            if (!is_finite(positions[i]))
+                throw std::invalid_argument("quoct: move: position " + std::to_string(i) +
+                                            " of the batch has a NaN or infinite coordinate");
+        }
+        if (tail_.capacity() - tail_.size() < n) tail_.reserve(std::max(tail_.size() + n, tail_.size() + tail_.size() / 2));
+        if (tail_points_.capacity() - tail_points_.size() < n)
+            tail_points_.reserve(std::max(tail_points_.size() + n, tail_points_.size() + tail_points_.size() / 2));
+        // Nothing below throws.
+        for (std::size_t i = 0; i < n; ++i) {
+            const Id id = ids[i];
+            if (where_[id] == in_tail) {
+                tail_points_[slot_[id]] = positions[i];
+                continue;
+            }
+            detach(id);
+            where_[id] = in_tail;
+            slot_[id] = static_cast<Id>(tail_.size());
+            tail_.push_back(id);
+            tail_points_.push_back(positions[i]);
+        }
+        maintain();
+    }
+    /// As move(ids, positions, n), for two vectors of the same length (else
+    /// std::invalid_argument).
+    void move(const std::vector<Id>& ids, const std::vector<point_type>& positions) {
+        if (ids.size() != positions.size())
+            throw std::invalid_argument("quoct: move: " + std::to_string(ids.size()) + " ids but " +
+                                        std::to_string(positions.size()) + " positions");
+        move(ids.data(), positions.data(), ids.size());
+    }
+
     /// Moves every live point at once: the point with id i goes to points[i], for n ==
     /// id_bound() points given by id (the entries of erased ids are not read). Costs about
     /// one rebuild(), whatever moved, where moving the points one by one costs much more

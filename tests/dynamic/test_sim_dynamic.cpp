@@ -125,6 +125,19 @@ TEMPLATE_TEST_CASE("dynamic_orthtree matches brute force under random operations
                 const std::uint32_t first = index.insert_all(scan);
                 REQUIRE(first + scan.size() == index.id_bound());
                 for (std::size_t i = 0; i < scan.size(); ++i) m.live[first + static_cast<std::uint32_t>(i)] = scan[i];
+            } else if (o == 4 && step % 5 == 0 && !m.live.empty()) {  // a batch of moves, an id twice
+                std::vector<std::uint32_t> ids;
+                std::vector<quoct::point<T, D>> to;
+                for (int i = 0; i < 1 + step % 30; ++i) {
+                    auto it = m.live.lower_bound(any_id(rng));
+                    if (it == m.live.end()) it = m.live.begin();
+                    ids.push_back(it->first);
+                    to.push_back(make());
+                }
+                ids.push_back(ids.front());
+                to.push_back(make());
+                index.move(ids, to);
+                for (std::size_t i = 0; i < ids.size(); ++i) m.live[ids[i]] = to[i];
             } else if (o < 5) {
                 const std::uint32_t id = any_id(rng);
                 CHECK(index.erase(id) == (m.live.erase(id) == 1));
@@ -233,6 +246,15 @@ TEMPLATE_TEST_CASE("dynamic_orthtree takes scans at once, and refuses a bad one 
         bad[29][0] = std::numeric_limits<T>::quiet_NaN();
         const std::size_t bound = index.id_bound();
         CHECK_THROWS_AS(index.insert_all(bad), std::invalid_argument);
+        // A batch of moves with one bad entry, at its end: refused whole.
+        std::vector<std::uint32_t> ids{0, 1, 2};
+        std::vector<quoct::point<T, D>> to{make(), make(), make()};
+        CHECK_THROWS_AS(index.move(ids, std::vector<quoct::point<T, D>>{make()}), std::invalid_argument);
+        to[2][0] = std::numeric_limits<T>::infinity();
+        CHECK_THROWS_AS(index.move(ids, to), std::invalid_argument);
+        to[2] = make();
+        ids[2] = static_cast<std::uint32_t>(bound);  // not an id yet
+        CHECK_THROWS_AS(index.move(ids, to), std::out_of_range);
         if (std::is_same<T, float>::value) {  // a double past float's range
             std::vector<std::array<double, D>> huge(2, std::array<double, D>{});
             huge[1][0] = 1e300;
