@@ -1016,10 +1016,40 @@ class DynamicTree:
         """Removes the point with id i; returns False (changing nothing) if i is not live."""
         return self._core.erase(int(i))
 
+    def insert_all(self, points):
+        """Adds the rows of ``points`` (shape (k, m), a scan) at once and returns the first
+        one's id: row j gets id first + j. Cheaper than k inserts. ValueError for a wrong
+        shape or a NaN or infinite coordinate anywhere; nothing is added then."""
+        arr = _float_array(points, "points")
+        if arr.ndim != 2 or arr.shape[1] != self.m:
+            raise ValueError(f"quoct: points must have shape (k, {self.m}), got {arr.shape}")
+        return self._core.insert_all(arr)
+
     def move(self, i, p):
-        """Moves the point with id i to p; its id stays. IndexError if i is not live,
-        ValueError for NaN or infinite p; the index is then unchanged."""
-        self._core.move(int(i), self._point(p))
+        """Moves the point with id i to p (shape (m,)); its id stays. With ids of shape (k,)
+        and p of shape (k, m), moves them all as one batch (an id given twice ends at its
+        last row). IndexError if an id is not live, ValueError for a wrong shape or a NaN
+        or infinite coordinate; the index is then unchanged."""
+        if _np.ndim(i) == 0:
+            self._core.move(int(i), self._point(p))
+            return
+        ids = _np.asarray(i)
+        if ids.ndim != 1 or not (ids.size == 0 or _np.issubdtype(ids.dtype, _np.integer)):
+            raise ValueError(f"quoct: ids must be integers of shape (k,), got {ids.dtype} {ids.shape}")
+        arr = _float_array(p, "p")
+        if arr.ndim != 2 or arr.shape != (ids.shape[0], self.m):
+            raise ValueError(f"quoct: p must have shape ({ids.shape[0]}, {self.m}), got {arr.shape}")
+        self._core.move_many(ids.astype(_np.int64), arr)
+
+    def erase_in(self, lo, hi):
+        """Removes every live point in the closed box [lo, hi] (faces included) and returns
+        how many. ValueError for a NaN or lo > hi; the index is then unchanged."""
+        return self._core.erase_box(self._point(lo), self._point(hi), False)
+
+    def erase_outside(self, lo, hi):
+        """Removes every live point outside the closed box [lo, hi] (a local map around a
+        sensor: points on the faces stay) and returns how many. Raises as erase_in."""
+        return self._core.erase_box(self._point(lo), self._point(hi), True)
 
     def move_all(self, points):
         """Moves every live point at once: id i goes to points[i]; points has shape

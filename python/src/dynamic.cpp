@@ -95,6 +95,35 @@ public:
         std::unique_lock<std::shared_mutex> lock(mutex_);
         index_.move(checked_id(id), q);
     }
+    std::size_t insert_all(const darray& points) {
+        const std::size_t n = rows_of(points, D, "points");
+        const double* v = points.data();
+        py::gil_scoped_release nogil;
+        std::unique_lock<std::shared_mutex> lock(mutex_);
+        return index_.insert_all(v, n);
+    }
+    // ids (k,) int64 and points (k, D): one batch of moves, refused whole on a bad entry.
+    void move_many(const iarray& ids, const darray& points) {
+        const std::size_t n = rows_of(points, D, "points");
+        if (ids.ndim() != 1 || static_cast<std::size_t>(ids.shape(0)) != n)
+            throw std::invalid_argument("quoct: move: " + std::to_string(ids.ndim() == 1 ? ids.shape(0) : -1) +
+                                        " ids for " + std::to_string(n) + " points");
+        std::vector<id_type> which(n);
+        std::vector<point_type> to(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            which[i] = checked_id(ids.at(static_cast<py::ssize_t>(i)));
+            for (std::size_t a = 0; a < D; ++a) to[i][a] = points.data()[i * D + a];
+        }
+        py::gil_scoped_release nogil;
+        std::unique_lock<std::shared_mutex> lock(mutex_);
+        index_.move(which, to);
+    }
+    std::size_t erase_box(const darray& lo, const darray& hi, bool outside) {
+        quoct::box<double, D> b{one_point(lo), one_point(hi)};
+        py::gil_scoped_release nogil;
+        std::unique_lock<std::shared_mutex> lock(mutex_);
+        return outside ? index_.erase_outside(b) : index_.erase_in(b);
+    }
     void move_all(const darray& points) {
         const std::size_t n = rows_of(points, D, "points");
         const double* v = points.data();
@@ -221,6 +250,9 @@ void bind_dynamic_d(py::module_& m) {
         .def("erase", &core::erase, py::arg("id"))
         .def("move", &core::move, py::arg("id"), py::arg("p"))
         .def("move_all", &core::move_all, py::arg("points"))
+        .def("insert_all", &core::insert_all, py::arg("points"))
+        .def("move_many", &core::move_many, py::arg("ids"), py::arg("points"))
+        .def("erase_box", &core::erase_box, py::arg("lo"), py::arg("hi"), py::arg("outside"))
         .def("rebuild", &core::rebuild);
 }
 

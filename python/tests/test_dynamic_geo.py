@@ -77,6 +77,51 @@ def test_dynamic_move_all_equals_brute_force(rng):
     check_dynamic(dyn, live, rng, 3)
 
 
+def test_dynamic_scans_batches_and_box_erasure_equal_brute_force(rng):
+    # A sliding local map on a lattice (points on the boxes' faces, duplicates): scans in
+    # at once, a batch of moves, erasure in and outside boxes, each checked.
+    dyn = quoct.DynamicTree(rng.integers(0, 8, (100, 3)).astype(np.float64), leafsize=4)
+    live = {i: dyn.point(i) for i in range(100)}
+    for step in range(12):
+        scan = rng.integers(0, 8, (50, 3)).astype(np.float32)  # float32 rows are taken as float64
+        first = dyn.insert_all(scan)
+        assert first == dyn.id_bound - 50
+        live.update({first + j: scan[j].astype(np.float64) for j in range(50)})
+        ids = rng.choice(sorted(live), min(10, len(live)), replace=False)
+        ids[-1] = ids[0]  # an id twice: its last row wins
+        to = rng.integers(0, 8, (len(ids), 3)).astype(np.float64)
+        dyn.move(ids, to)
+        for i, p in zip(ids, to):
+            live[int(i)] = p
+        lo = rng.integers(0, 4, 3).astype(np.float64)
+        hi = lo + 4
+        inside = [i for i, p in live.items() if np.all(p >= lo) and np.all(p <= hi)]
+        if step % 2:
+            assert dyn.erase_in(lo, hi) == len(inside)
+            for i in inside:
+                del live[i]
+        else:
+            assert dyn.erase_outside(lo, hi) == len(live) - len(inside)
+            live = {i: live[i] for i in inside}
+        check_dynamic(dyn, live, rng, 3)
+    # Bad batches and boxes are refused whole.
+    n, bound = dyn.n, dyn.id_bound
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        dyn.insert_all(np.array([[0.0, 0.0, 0.0], [np.nan, 0.0, 0.0]]))
+    with pytest.raises(ValueError, match="shape"):
+        dyn.insert_all(np.zeros((2, 2)))
+    with pytest.raises(IndexError, match="not a live point"):
+        dyn.move(np.array([sorted(live)[0], bound]), np.zeros((2, 3)))
+    with pytest.raises(ValueError, match="shape"):
+        dyn.move(np.array([sorted(live)[0]]), np.zeros((2, 3)))
+    with pytest.raises(ValueError):
+        dyn.erase_in([1.0, 0.0, 0.0], [0.0, 1.0, 1.0])  # lo > hi
+    with pytest.raises(ValueError):
+        dyn.erase_outside([np.nan, 0.0, 0.0], [1.0, 1.0, 1.0])
+    assert dyn.n == n and dyn.id_bound == bound
+    check_dynamic(dyn, live, rng, 3)
+
+
 def test_dynamic_tree_errors_leave_it_unchanged(rng):
     pts = rng.random((50, 3))
     dyn = quoct.DynamicTree(pts)
