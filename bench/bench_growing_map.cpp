@@ -1,8 +1,9 @@
 // quoct benchmarks: the growing map of LiDAR odometry and of simulations, where the index
 // changes between queries. quoct's dynamic_octree<float> against nanoflann's dynamic
-// adaptor (KDTreeSingleIndexDynamicAdaptor) and, when its source is given by path at
-// configure time, i-Octree (Zhu et al., ICRA 2024: -DQUOCT_BENCH_IOCTREE_DIR=<checkout>).
-// Nothing of it is copied here; without the path it is left out.
+// adaptor (KDTreeSingleIndexDynamicAdaptor) and, when their sources are given by path at
+// configure time, i-Octree (Zhu et al., ICRA 2024: -DQUOCT_BENCH_IOCTREE_DIR=<checkout>) and
+// ikd-Tree (Cai et al., 2021: -DQUOCT_BENCH_IKDTREE_DIR=<checkout>, with Eigen 3; see
+// ikdtree_peer.hpp). Nothing of theirs is copied here; without a path, that peer is left out.
 //
 // Two workloads, one whole scenario per benchmark iteration, each phase timed apart in the
 // thread's CPU time and reported as a counter in seconds:
@@ -20,17 +21,19 @@
 // multisets, ties by distance) and radius counts must equal quoct's for every query of each
 // run, else the benchmark fails (naming the query and, on the scan, the brute-force answer;
 // quoct's reference answers come from a run of their own, untimed). nanoflann and i-Octree
-// report points with d^2 < r^2, quoct the closed ball (d^2 <= r^2): quoct's count is taken
-// with its boundary points set apart (they have probability zero on these data; a
-// mismatch would fail).
+// report points with d^2 < r^2, quoct and ikd-Tree the closed ball (d^2 <= r^2): quoct
+// counts its boundary points apart, and a peer's count must equal quoct's under its own rule.
 //
 // Memory is the heap's growth (glibc mallinfo2) from before the index was made to the end
 // of the inserts (scan) or of the run (sliding), per point held, the same measure for all.
-// Moves: quoct and nanoflann move by id (nanoflann removes the old position and appends the
-// new, as incremental.hpp explains); i-Octree has no ids, so it deletes the old point by a
-// box of zero size at its coordinates and adds the new ones in one batch.
-// Deleting outside a box: quoct's erase_outside; i-Octree's box deletion of the six slabs
-// around the box; nanoflann has none, so its user scans its live points and
+// Moves: quoct moves a step's batch by id (move(ids, positions)); nanoflann by id one at a
+// time (removing the old position and appending the new, as incremental.hpp explains);
+// i-Octree and ikd-Tree have no ids, so they delete each old point by a box around its
+// coordinates (ikd-Tree's own Delete_Points misses points: ikdtree_peer.hpp) and add the new
+// ones in one batch. ikd-Tree rebuilds subtrees on a thread of its own, whose CPU time is not
+// in the phases: its counter rebuild_thread_s gives it.
+// Deleting outside a box: quoct's erase_outside; i-Octree's and ikd-Tree's box deletion of
+// the six slabs around the box; nanoflann has none, so its user scans its live points and
 // removes those outside.
 //
 //   bench_growing_map [--smoke] [--benchmark_repetitions=3]
@@ -55,6 +58,9 @@
 
 #ifdef QUOCT_BENCH_HAVE_IOCTREE
 #include <Octree.h>
+#endif
+#ifdef QUOCT_BENCH_HAVE_IKDTREE
+#include "ikdtree_peer.hpp"
 #endif
 
 namespace quoct_bench {
@@ -175,6 +181,7 @@ constexpr float inf = std::numeric_limits<float>::infinity();
 
 struct quoct_map {
     static constexpr const char* name = "quoct";
+    static constexpr bool closed_ball = true;
     quoct::dynamic_octree<float, id_t> index;
     std::vector<quoct::neighbor<float, id_t>> found;
     std::vector<id_t> ids;
@@ -199,8 +206,13 @@ struct quoct_map {
         });
         return n;
     }
-    void move(const std::vector<move_to>& step) {
-        for (const auto& m : step) index.move(m.id, m.to);
+    std::vector<id_t> move_ids;
+    std::vector<map_point> move_points;
+    void move(const std::vector<move_to>& step) {  // one batch: move(ids, positions)
+        move_ids.resize(step.size());
+        move_points.resize(step.size());
+        for (std::size_t i = 0; i < step.size(); ++i) move_ids[i] = step[i].id, move_points[i] = step[i].to;
+        index.move(move_ids, move_points);
     }
     void erase_outside(const quoct::box<float, 3>& b) { index.erase_outside(b); }
     std::size_t size() const { return index.size(); }
@@ -323,17 +335,51 @@ struct ioctree_map {
 };
 #endif
 
+#ifdef QUOCT_BENCH_HAVE_IKDTREE
+// ikdtree_map (ikdtree_peer.hpp) in this benchmark's terms; moves delete by box (exact).
+struct ikdtree_map_peer {
+    static constexpr const char* name = ikdtree_map::name;
+    static constexpr bool closed_ball = true;
+    ikdtree_map map;
+    std::vector<std::pair<map_point, map_point>> pairs;
+    ikdtree_map_peer() { map.move_deletes_by_box = true; }
+    void insert(const std::vector<map_point>& pts) { map.insert(pts); }
+    void knn5(const map_point& q, float* d) { map.knn5(q, d); }
+    std::size_t radius(const map_point& q, float r) { return map.radius(q, r); }
+    void move(const std::vector<move_to>& step) {
+        pairs.clear();
+        for (const auto& m : step) pairs.emplace_back(m.from, m.to);
+        map.move(pairs);
+    }
+    void erase_outside(const quoct::box<float, 3>& b) { map.erase_outside(b.lo, b.hi); }
+    std::size_t size() { return map.size(); }
+    double background_seconds() const { return map.rebuild_thread_cpu_seconds(); }
+};
+#endif
+
 // --- running a scenario -------------------------------------------------------------------
 
 struct answers {
     std::vector<float> knn;             // 5 per query
-    std::vector<std::size_t> in_ball;   // per radius query: hits with d^2 < r^2
+    std::vector<std::size_t> in_ball;   // per radius query: hits (quoct: d^2 <= r^2)
+    std::vector<std::size_t> boundary;  // quoct's: of those, how many at d^2 == r^2
 };
 
 struct times {
     double insert = 0, knn = 0, radius = 0, move = 0, knn_moved = 0, radius_moved = 0, erase = 0;
     double bytes_per_point = 0;
+    double background = 0;  // CPU seconds of a peer's own threads, outside the phases
 };
+
+// A peer's own threads' CPU time (ikd-Tree's rebuild thread), 0 for the others.
+template <class Map>
+auto background_of(const Map& map, int) -> decltype(map.background_seconds()) {
+    return map.background_seconds();
+}
+template <class Map>
+double background_of(const Map&, long) {
+    return 0;
+}
 
 template <class Map>
 void ask(Map& map, const std::vector<map_point>& qs, float r, answers& a, double& knn_s, double& radius_s) {
@@ -348,19 +394,26 @@ void ask(Map& map, const std::vector<map_point>& qs, float r, answers& a, double
     if (r <= 0) return;
     std::size_t r0 = a.in_ball.size();
     a.in_ball.resize(r0 + qs.size());
+    a.boundary.resize(r0 + qs.size());
     double boundary_s = 0;
     t = steady::now();
     for (const auto& q : qs) {
         a.in_ball[r0] = map.radius(q, r);
         if constexpr (std::is_same<Map, quoct_map>::value) {
             const double b = steady::now();
-            a.in_ball[r0] -= map.on_boundary(q, r);
+            a.boundary[r0] = map.on_boundary(q, r);
             boundary_s += seconds_since(b);
         }
         ++r0;
     }
     radius_s += seconds_since(t) - boundary_s;
 }
+
+// Whether a peer's radius search counts the points at distance exactly r (a closed ball).
+template <class Map, class = void>
+struct closed_ball : std::false_type {};
+template <class Map>
+struct closed_ball<Map, std::enable_if_t<Map::closed_ball>> : std::true_type {};
 
 template <class Map>
 times run_scan(answers& a) {
@@ -389,6 +442,7 @@ times run_scan(answers& a) {
         t.move += seconds_since(s);
         ask(map, plan.queries[phase++], plan.radius, a, t.knn_moved, t.radius_moved);
     }
+    t.background = background_of(map, 0);
     return t;
 }
 
@@ -411,6 +465,7 @@ times run_sliding(answers& a) {
         t.erase += seconds_since(s);
     }
     t.bytes_per_point = static_cast<double>(heap_bytes() - heap0) / static_cast<double>(map.size());
+    t.background = background_of(map, 0);
     return t;
 }
 
@@ -445,7 +500,9 @@ std::string scan_truth(std::size_t q) {
     return out + ")";
 }
 
-void check_same(const answers& got, const answers& want, const char* who) {
+template <class Map>
+void check_same(const answers& got, const answers& want) {
+    const char* who = Map::name;
     if (got.knn.size() != want.knn.size() || got.in_ball.size() != want.in_ball.size())
         throw std::runtime_error(std::string(who) + ": a different number of answers than quoct's");
     for (std::size_t i = 0; i < got.knn.size(); ++i)
@@ -454,11 +511,13 @@ void check_same(const answers& got, const answers& want, const char* who) {
                                      std::to_string(got.knn[i]) + " as its distance_sq " + std::to_string(i % 5 + 1) +
                                      ", quoct " + std::to_string(want.knn[i]) +
                                      (want.in_ball.empty() ? std::string() : scan_truth(i / 5)));
-    for (std::size_t i = 0; i < got.in_ball.size(); ++i)
-        if (got.in_ball[i] != want.in_ball[i])
+    for (std::size_t i = 0; i < got.in_ball.size(); ++i) {
+        const std::size_t expect = want.in_ball[i] - (closed_ball<Map>::value ? 0 : want.boundary[i]);
+        if (got.in_ball[i] != expect)
             throw std::runtime_error(std::string(who) + ": radius query " + std::to_string(i) + " finds " +
-                                     std::to_string(got.in_ball[i]) + " points, quoct " +
-                                     std::to_string(want.in_ball[i]));
+                                     std::to_string(got.in_ball[i]) + " points, quoct " + std::to_string(expect) +
+                                     (closed_ball<Map>::value ? " (closed ball)" : " (open ball)"));
+    }
 }
 
 template <class Map, bool Sliding>
@@ -470,11 +529,12 @@ void bm_map(benchmark::State& state) {
         for (auto _ : state) {
             answers a;
             const times t = Sliding ? run_sliding<Map>(a) : run_scan<Map>(a);
-            check_same(a, want, Map::name);
+            check_same<Map>(a, want);
             state.SetIterationTime(t.insert + t.knn + t.radius + t.move + t.knn_moved + t.radius_moved + t.erase);
             sum.insert += t.insert, sum.knn += t.knn, sum.radius += t.radius, sum.move += t.move;
             sum.knn_moved += t.knn_moved, sum.radius_moved += t.radius_moved, sum.erase += t.erase;
             sum.bytes_per_point = t.bytes_per_point;
+            sum.background += t.background;
             ++runs;
         }
     } catch (const std::exception& e) {
@@ -492,6 +552,7 @@ void bm_map(benchmark::State& state) {
         state.counters["radius_moved_s"] = sum.radius_moved / runs;
     }
     state.counters["bytes_per_point"] = sum.bytes_per_point;
+    if (sum.background > 0) state.counters["rebuild_thread_s"] = sum.background / runs;
 }
 
 template <class Map>
@@ -516,6 +577,9 @@ int main(int argc, char** argv) {
     register_map<nanoflann_map>();
 #ifdef QUOCT_BENCH_HAVE_IOCTREE
     register_map<ioctree_map>();
+#endif
+#ifdef QUOCT_BENCH_HAVE_IKDTREE
+    register_map<ikdtree_map_peer>();
 #endif
     benchmark::Initialize(&argc, argv);
     benchmark::RunSpecifiedBenchmarks();
