@@ -29,6 +29,8 @@ inline double h = 0.1;
 inline std::vector<quoct::geo::lonlat> places;
 inline std::vector<quoct::point<double, 2>> wrapped;
 inline quoct::box<double, 3> around_sensor{};
+inline std::vector<quoct::point<double, 3>> scan, moved_to;
+inline std::vector<std::uint32_t> moved_ids;
 #ifdef QUOCT_README_MPI
 inline std::vector<quoct::point<double, 3>> my_points, my_query_points, new_positions_of_owned_points;
 inline std::vector<quoct::ball<double, 3>> my_balls;
