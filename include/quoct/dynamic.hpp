@@ -364,7 +364,22 @@ public:
         for (std::size_t id = 0; id < where_.size(); ++id)
             if (where_[id] != erased) which.push_back(static_cast<Id>(id));
         std::vector<point_type> pts(which.size());
-        for (std::size_t i = 0; i < which.size(); ++i) pts[i] = point_of(which[i]);
+        {
+            // Each part read once in its storage order (no id map), each live point written
+            // to its id's place among the live ids.
+            std::vector<Id> rank(where_.size());
+            for (std::size_t i = 0; i < which.size(); ++i) rank[which[i]] = static_cast<Id>(i);
+            const auto gather = [&](const part& pp) {
+                const Id* slots = pp.tree.stored_ids();
+                for (std::size_t at = 0; at < pp.tree.size(); ++at)
+                    if (!pp.is_dead(slots[at])) pts[rank[pp.id_of(slots[at])]] = pp.tree.stored_point(at);
+            };
+            each_part([&](const part& pp) {
+                gather(pp);
+                return true;
+            });
+            for (std::size_t i = 0; i < tail_.size(); ++i) pts[rank[tail_[i]]] = tail_points_[i];
+        }
         part fresh = part::make(which, std::move(pts), options_.tree);
         snap_ = std::move(fresh);
         levels_.clear();
@@ -715,6 +730,14 @@ private:
             while (cursor[l] < level.stored && level.is_dead(static_cast<Id>(cursor[l]))) ++cursor[l];
         };
         for (std::size_t l = 0; l < merged_levels; ++l) skip_dead(l);
+        // Each merged level's points by slot, read once in storage order (no id map).
+        std::vector<std::vector<point_type>> by_slot(merged_levels);
+        for (std::size_t l = 0; l < merged_levels; ++l) {
+            const part& level = levels_[l];
+            by_slot[l].resize(level.stored);
+            const Id* slots = level.tree.stored_ids();
+            for (std::size_t at = 0; at < level.tree.size(); ++at) by_slot[l][slots[at]] = level.tree.stored_point(at);
+        }
         std::vector<Id> which;
         std::vector<point_type> pts;
         which.reserve(total);
@@ -733,8 +756,7 @@ private:
             if (best_id == none) break;
             which.push_back(best_id);
             ++cursor[best];
-            pts.push_back(best == merged_levels ? tail_points_[order[cursor[best] - 1]]
-                                                : levels_[best].tree.point(static_cast<Id>(cursor[best] - 1)));
+            pts.push_back(best == merged_levels ? tail_points_[order[cursor[best] - 1]] : by_slot[best][cursor[best] - 1]);
             if (best != merged_levels) skip_dead(best);
         }
         part fresh = part::make(which, std::move(pts), options_.tree);
