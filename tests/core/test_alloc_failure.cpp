@@ -246,7 +246,7 @@ void dynamic_under_failures(Index index, point_model m, unsigned seed) {
 
 }  // namespace
 
-TEST_CASE("dynamic index: unchanged when an allocation fails", "[sim][dynamic][alloc]") {
+TEST_CASE("dynamic index: unchanged when an allocation fails", "[dynamic][alloc]") {
     quoct_test::rng rng(1);
     std::vector<P> pts(150);
     for (auto& p : pts) p = quoct_test::random_point<double, 2>(rng, 0, 1);

@@ -583,7 +583,7 @@ TEMPLATE_LIST_TEST_CASE("geometry: bounding_ball contains its box, tightly", "[g
     CHECK(u.radius * u.radius >= static_cast<T>(D));
 }
 
-TEMPLATE_LIST_TEST_CASE("geometry: bounding_ball of a box wider than max/2 keeps a finite centre", "[geometry][core_bug]", all_configs) {
+TEMPLATE_LIST_TEST_CASE("geometry: bounding_ball of a box wider than max/2 keeps a finite centre", "[geometry][regression]", all_configs) {
     using T = typename TestType::scalar;
     constexpr std::size_t D = TestType::dim;
     // Points this far apart are valid input to orthtree; query(bounding_ball(tree.bounds()))

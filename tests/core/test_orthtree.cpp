@@ -707,7 +707,7 @@ TEMPLATE_TEST_CASE("orthtree is one template for every dimension: 1D and 4D", "[
     check_against_brute_force(pts, tree, 82, 60, 30, 15);
 }
 
-TEMPLATE_TEST_CASE("orthtree: two distinct points with leaf_size 1 make a root and two leaves", "[orthtree][structure][core_bug]",
+TEMPLATE_TEST_CASE("orthtree: two distinct points with leaf_size 1 make a root and two leaves", "[orthtree][structure][regression]",
                    (cfg<float, 1>), (cfg<double, 1>), (cfg<float, 2>), (cfg<double, 2>), (cfg<float, 3>), (cfg<double, 3>),
                    (cfg<float, 4>), (cfg<double, 4>)) {
     using T = typename TestType::scalar;

@@ -824,7 +824,7 @@ TEST_CASE("file: periodic indexes", "[file][sim]") {
     CHECK_THROWS_WITH(quoct::open<dyn>(dir / "d.quoct"), Contains("checksum mismatch"));
 }
 
-TEMPLATE_LIST_TEST_CASE("file: a loaded dynamic index goes on with the same ids", "[file][sim][dynamic]", all_configs) {
+TEMPLATE_LIST_TEST_CASE("file: a loaded dynamic index goes on with the same ids", "[file][dynamic]", all_configs) {
     using T = typename TestType::scalar;
     constexpr std::size_t D = TestType::dim;
     using index = quoct::dynamic_orthtree<T, D>;

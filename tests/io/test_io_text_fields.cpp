@@ -1,6 +1,6 @@
 // quoct::io::text_fields (the flat storage of CSV records and kept location values), the CSV
-// reader read a piece at a time, and the readers' memory bounds (issue 13: "the CSV reader
-// peaks at no more than about twice the file's size").
+// reader read a piece at a time, and the readers' memory bounds (the CSV reader peaks at no
+// more than about twice the file's size).
 #include <catch2/catch.hpp>
 
 #include <quoct/io/csv.hpp>

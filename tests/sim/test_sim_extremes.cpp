@@ -1,7 +1,8 @@
 // Simulation indexes at the edges of the floating-point range, against brute force: the
 // periodic index over node boxes that reach past [0, L) or to infinity, and object indexes
 // whose ball-box tests under- or overflow, queried by unbounded shapes. The first test case
-// of each part holds the reproducers of issue 11; the others sweep extreme values.
+// of each part holds reproducers of wrong answers these indexes once gave; the others sweep
+// extreme values.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -94,7 +95,7 @@ quoct::periodic_domain<T, D> cube(T L) {
 
 }  // namespace
 
-TEST_CASE("periodic: node boxes reaching past the domain do not prune (issue 11 reproducers)", "[sim][periodic][extremes]") {
+TEST_CASE("periodic: node boxes reaching past the domain do not prune", "[sim][periodic][extremes]") {
     using P = quoct::point<double, 1>;
     const quoct::periodic_domain<double, 1> d{{1.0}};
     {
@@ -241,7 +242,7 @@ void check_self(const std::vector<Shape>& shapes) {
 
 }  // namespace
 
-TEST_CASE("objects: unbounded queries, the largest boxes, under- and overflowing squares (issue 11 reproducers)",
+TEST_CASE("objects: unbounded queries, the largest boxes, under- and overflowing squares",
           "[sim][objects][extremes]") {
     using B2 = quoct::box<double, 2>;
     using S2 = quoct::ball<double, 2>;

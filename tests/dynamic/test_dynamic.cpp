@@ -17,7 +17,7 @@
 
 #include "test_support.hpp"
 
-namespace test_sim_dynamic {  // this file's own: the test files build in unity batches (tests/CMakeLists.txt)
+namespace test_dynamic {  // this file's own: the test files build in unity batches (tests/CMakeLists.txt)
 
 namespace {
 
@@ -89,7 +89,7 @@ void check_same(const quoct::dynamic_orthtree<T, D>& index, const model<T, D>& m
 
 }  // namespace
 
-TEMPLATE_TEST_CASE("dynamic_orthtree matches brute force under random operations", "[sim][dynamic]", QUOCT_TEST_CONFIGS) {
+TEMPLATE_TEST_CASE("dynamic_orthtree matches brute force under random operations", "[dynamic]", QUOCT_TEST_CONFIGS) {
     using T = typename TestType::scalar;
     constexpr std::size_t D = TestType::dim;
     for (int config = 0; config < 4; ++config) {
@@ -165,7 +165,7 @@ TEMPLATE_TEST_CASE("dynamic_orthtree matches brute force under random operations
     }
 }
 
-TEMPLATE_TEST_CASE("dynamic_orthtree erases the points in a box, or outside it, as brute force", "[sim][dynamic]",
+TEMPLATE_TEST_CASE("dynamic_orthtree erases the points in a box, or outside it, as brute force", "[dynamic]",
                    QUOCT_TEST_CONFIGS) {
     // A sliding local map: points keep coming, the map keeps what lies in a box around a
     // moving sensor (faces included), now and then a box of points is cut out; on a lattice
@@ -217,7 +217,7 @@ TEMPLATE_TEST_CASE("dynamic_orthtree erases the points in a box, or outside it, 
     }
 }
 
-TEMPLATE_TEST_CASE("dynamic_orthtree takes scans at once, and refuses a bad one whole", "[sim][dynamic]",
+TEMPLATE_TEST_CASE("dynamic_orthtree takes scans at once, and refuses a bad one whole", "[dynamic]",
                    QUOCT_TEST_CONFIGS) {
     // Scans of every size around the tail limit and past the side trees' capacities, then
     // queries across the parts they make (k nearest from points where parts overlap).
@@ -265,7 +265,7 @@ TEMPLATE_TEST_CASE("dynamic_orthtree takes scans at once, and refuses a bad one 
     }
 }
 
-TEMPLATE_TEST_CASE("dynamic_orthtree drops erased points from its trees without a rebuild, as brute force", "[sim][dynamic]",
+TEMPLATE_TEST_CASE("dynamic_orthtree drops erased points from its trees without a rebuild, as brute force", "[dynamic]",
                    QUOCT_TEST_CONFIGS) {
     // Erasures alone (by box and by id) pass rebuild_fraction again and again: the trees are
     // compacted (the side trees stay, the erased entries go), with the nearest index on and
@@ -328,7 +328,7 @@ TEMPLATE_TEST_CASE("dynamic_orthtree drops erased points from its trees without 
         }
 }
 
-TEMPLATE_TEST_CASE("dynamic_orthtree folds through many side trees", "[sim][dynamic]", QUOCT_TEST_CONFIGS) {
+TEMPLATE_TEST_CASE("dynamic_orthtree folds through many side trees", "[dynamic]", QUOCT_TEST_CONFIGS) {
     using T = typename TestType::scalar;
     constexpr std::size_t D = TestType::dim;
     quoct_test::rng rng(4321);
@@ -364,7 +364,7 @@ TEMPLATE_TEST_CASE("dynamic_orthtree folds through many side trees", "[sim][dyna
     check_same(index, m, rng, 5);
 }
 
-TEMPLATE_TEST_CASE("dynamic_orthtree grows from empty and erases to empty", "[sim][dynamic]", QUOCT_TEST_CONFIGS) {
+TEMPLATE_TEST_CASE("dynamic_orthtree grows from empty and erases to empty", "[dynamic]", QUOCT_TEST_CONFIGS) {
     using T = typename TestType::scalar;
     constexpr std::size_t D = TestType::dim;
     quoct_test::rng rng(7);
@@ -391,7 +391,7 @@ TEMPLATE_TEST_CASE("dynamic_orthtree grows from empty and erases to empty", "[si
     CHECK(index.insert(quoct_test::random_point<T, D>(rng, T(0), T(1))) == 2000u);
 }
 
-TEMPLATE_TEST_CASE("dynamic_orthtree rejects bad input and stays unchanged", "[sim][dynamic]", QUOCT_TEST_CONFIGS) {
+TEMPLATE_TEST_CASE("dynamic_orthtree rejects bad input and stays unchanged", "[dynamic]", QUOCT_TEST_CONFIGS) {
     using T = typename TestType::scalar;
     constexpr std::size_t D = TestType::dim;
     quoct_test::rng rng(99);
@@ -431,7 +431,7 @@ TEMPLATE_TEST_CASE("dynamic_orthtree rejects bad input and stays unchanged", "[s
     CHECK_THROWS_AS((quoct::dynamic_orthtree<T, D>(opt)), std::invalid_argument);
 }
 
-TEST_CASE("dynamic_orthtree visit stops early and shapes work", "[sim][dynamic]") {
+TEST_CASE("dynamic_orthtree visit stops when the callback returns false, and nearest finds a moved point", "[dynamic]") {
     std::vector<quoct::point<double, 2>> pts;
     for (int i = 0; i < 50; ++i) pts.push_back({{double(i), 0.0}});
     quoct::dynamic_orthtree<double, 2> index(pts);
@@ -446,4 +446,4 @@ TEST_CASE("dynamic_orthtree visit stops early and shapes work", "[sim][dynamic]"
     CHECK(index.nearest({{0.4, 0.0}}, 2) == std::vector<std::uint32_t>{10, 0});
 }
 
-}  // namespace test_sim_dynamic
+}  // namespace test_dynamic
