@@ -13,9 +13,9 @@
 // new snapshot when its dead entries exceed options.rebuild_fraction of the live points,
 // or when the points outside it exceed that fraction and outnumber its own (so a growing
 // index rebuilds its snapshot once per doubling). A nearest query feeds one result set
-// (detail/knn.hpp) from the largest part first, then the tail, then the other parts top
-// down within the bound found (search_nearest). A query thus scans at most tail_limit
-// points and visits the snapshot and O(log(n / tail_limit)) small trees. Queries never rebuild anything: they are const and
+// (detail/knn.hpp) from the part nearest the query first, then the tail, then the other
+// parts top down within the bound found (search_nearest). A query thus scans at most
+// tail_limit points and visits the snapshot and O(log(n / tail_limit)) small trees. Queries never rebuild anything: they are const and
 // may run from any number of threads at once as long as no thread mutates the index
 // meanwhile (the one state they may make, a part's id map for point() and for a nearest
 // query that lands on a stored point, is built once under std::call_once).
@@ -288,11 +288,7 @@ public:
             return;
         }
         reserve_one();
-        detach(id);
-        where_[id] = in_tail;
-        slot_[id] = static_cast<Id>(tail_.size());
-        tail_.push_back(id);
-        tail_points_.push_back(p);
+        into_tail(id, p);
         maintain();
     }
 
@@ -309,21 +305,12 @@ public:
                 throw std::invalid_argument("quoct: move: position " + std::to_string(i) +
                                             " of the batch has a NaN or infinite coordinate");
         }
-        if (tail_.capacity() - tail_.size() < n) tail_.reserve(std::max(tail_.size() + n, tail_.size() + tail_.size() / 2));
-        if (tail_points_.capacity() - tail_points_.size() < n)
-            tail_points_.reserve(std::max(tail_points_.size() + n, tail_points_.size() + tail_points_.size() / 2));
+        make_room(tail_, n);
+        make_room(tail_points_, n);
         // Nothing below throws.
         for (std::size_t i = 0; i < n; ++i) {
-            const Id id = ids[i];
-            if (where_[id] == in_tail) {
-                tail_points_[slot_[id]] = positions[i];
-                continue;
-            }
-            detach(id);
-            where_[id] = in_tail;
-            slot_[id] = static_cast<Id>(tail_.size());
-            tail_.push_back(id);
-            tail_points_.push_back(positions[i]);
+            if (where_[ids[i]] == in_tail) tail_points_[slot_[ids[i]]] = positions[i];
+            else into_tail(ids[i], positions[i]);
         }
         maintain();
     }
@@ -369,13 +356,10 @@ public:
             // to its id's place among the live ids.
             std::vector<Id> rank(where_.size());
             for (std::size_t i = 0; i < which.size(); ++i) rank[which[i]] = static_cast<Id>(i);
-            const auto gather = [&](const part& pp) {
-                const Id* slots = pp.tree.stored_ids();
-                for (std::size_t at = 0; at < pp.tree.size(); ++at)
-                    if (!pp.is_dead(slots[at])) pts[rank[pp.id_of(slots[at])]] = pp.tree.stored_point(at);
-            };
             each_part([&](const part& pp) {
-                gather(pp);
+                each_stored(pp, [&](Id slot, const point_type& p) {
+                    if (!pp.is_dead(slot)) pts[rank[pp.id_of(slot)]] = p;
+                });
                 return true;
             });
             for (std::size_t i = 0; i < tail_.size(); ++i) pts[rank[tail_[i]]] = tail_points_[i];
@@ -422,11 +406,11 @@ public:
     /// Advanced: orthtree::search_nearest over the live points (snapshot, side trees and
     /// tail, all feeding one set), calling sink(id, distance) with our ids. Same contract.
     ///
-    /// The part with the most live points first, from the query's leaf up, as a static
-    /// tree is searched; then the tail; then each other part top down, entered only where
-    /// its nodes lie within the bound the points found so far have set. Most of those
-    /// parts' nodes then lie beyond it, and going down from their roots visits fewer
-    /// nodes than finding the query's leaf in each and climbing back.
+    /// First the part nearest the query by its points' box (of those, the largest), from
+    /// the query's leaf up, as a static tree is searched; then the tail; then each other
+    /// part top down, entered only where its nodes lie within the bound the points found so
+    /// far have set. Most of those parts' nodes then lie beyond it, and going down from
+    /// their roots visits fewer nodes than finding the query's leaf in each and climbing back.
     template <class Metric, class Set, class Sink>
     void search_nearest(const Metric& metric, const Set& set, Sink&& sink) const {
         const auto search = [&](const part& pp, bool first) {
@@ -570,13 +554,10 @@ private:
         check_capacity(where_.size() + n);
         const Id first = static_cast<Id>(where_.size());
         // Room first, so that nothing changes if memory runs out; then nothing throws.
-        const auto grow = [n](auto& v) {  // geometric, as push_back: batches cost amortised O(n)
-            if (v.capacity() - v.size() < n) v.reserve(std::max(v.size() + n, v.size() + v.size() / 2));
-        };
-        grow(where_);
-        grow(slot_);
-        grow(tail_);
-        grow(tail_points_);
+        make_room(where_, n);
+        make_room(slot_, n);
+        make_room(tail_, n);
+        make_room(tail_points_, n);
         for (std::size_t i = 0; i < n; ++i) {
             where_.push_back(in_tail);
             slot_.push_back(static_cast<Id>(tail_.size()));
@@ -608,13 +589,31 @@ private:
     }
     // Grows every vector a push may touch first, so a failed allocation changes nothing.
     void reserve_one() {
-        auto grow = [](auto& v) {
-            if (v.size() == v.capacity()) v.reserve(v.size() + v.size() / 2 + 16);  // 1.5x: less slack
-        };
-        grow(where_);
-        grow(slot_);
-        grow(tail_);
-        grow(tail_points_);
+        make_room(where_, 1);
+        make_room(slot_, 1);
+        make_room(tail_, 1);
+        make_room(tail_points_, 1);
+    }
+    // Room for n more pushes, growing by 1.5x (less slack than push_back's 2x) so that
+    // batches cost amortised O(n).
+    template <class V>
+    static void make_room(V& v, std::size_t n) {
+        if (v.capacity() - v.size() < n) v.reserve(std::max(v.size() + n, v.size() + v.size() / 2 + 16));
+    }
+    // Takes live id out of its part into the tail at p (room made by the caller).
+    void into_tail(Id id, const point_type& p) noexcept {
+        detach(id);
+        where_[id] = in_tail;
+        slot_[id] = static_cast<Id>(tail_.size());
+        tail_.push_back(id);
+        tail_points_.push_back(p);
+    }
+    // Calls f(slot, point) for every entry a part stores, dead ones included, in its
+    // storage order: one pass, no id map.
+    template <class F>
+    static void each_stored(const part& pp, F&& f) {
+        const Id* slots = pp.tree.stored_ids();
+        for (std::size_t at = 0; at < pp.tree.size(); ++at) f(slots[at], pp.tree.stored_point(at));
     }
 
     // Takes id out of whichever part holds it (the caller sets where_[id]).
@@ -733,10 +732,8 @@ private:
         // Each merged level's points by slot, read once in storage order (no id map).
         std::vector<std::vector<point_type>> by_slot(merged_levels);
         for (std::size_t l = 0; l < merged_levels; ++l) {
-            const part& level = levels_[l];
-            by_slot[l].resize(level.stored);
-            const Id* slots = level.tree.stored_ids();
-            for (std::size_t at = 0; at < level.tree.size(); ++at) by_slot[l][slots[at]] = level.tree.stored_point(at);
+            by_slot[l].resize(levels_[l].stored);
+            each_stored(levels_[l], [&](Id slot, const point_type& p) { by_slot[l][slot] = p; });
         }
         std::vector<Id> which;
         std::vector<point_type> pts;
