@@ -170,11 +170,13 @@ public:
     /// True when no point is live.
     bool empty() const noexcept { return live_ == 0; }
     /// Every id handed out so far is below this (the next insert returns it).
-    std::size_t id_bound() const noexcept { return where_.size(); }
+    std::size_t id_bound() const noexcept { return base_ + where_.size(); }
     /// The options the index keeps itself in shape with.
     const dynamic_options& options() const noexcept { return options_; }
     /// True when `id` names a live point.
-    bool contains(Id id) const noexcept { return id < where_.size() && where_[id] != erased; }
+    bool contains(Id id) const noexcept {
+        return id >= base_ && id - base_ < where_.size() && where_[id - base_] != erased;
+    }
     /// The point with this id, read from the part that holds it. The first call that reads
     /// a point of the snapshot (or of a side tree) builds that tree's id map (orthtree::point,
     /// sizeof(Id) bytes a point). Throws std::out_of_range if the id is not live, and
@@ -212,9 +214,9 @@ public:
     /// unchanged. (Reorganising after the change is put off when memory is short.)
     Id insert(const point_type& p) {
         detail::check_point(p, "inserted point");
-        check_capacity(where_.size() + 1);
+        check_capacity(id_bound() + 1);
         reserve_one();
-        const Id id = static_cast<Id>(where_.size());
+        const Id id = static_cast<Id>(id_bound());
         where_.push_back(in_tail);
         slot_.push_back(static_cast<Id>(tail_.size()));
         tail_.push_back(id);
@@ -247,7 +249,7 @@ public:
     bool erase(Id id) {
         if (!contains(id)) return false;
         detach(id);
-        where_[id] = erased;
+        tag(id) = erased;
         --live_;
         maintain();
         return true;
@@ -283,8 +285,8 @@ public:
     void move(Id id, const point_type& p) {
         check_live(id);
         detail::check_point(p, "moved-to point");
-        if (where_[id] == in_tail) {
-            tail_points_[slot_[id]] = p;
+        if (tag(id) == in_tail) {
+            tail_points_[place(id)] = p;
             return;
         }
         reserve_one();
@@ -309,7 +311,7 @@ public:
         make_room(tail_points_, n);
         // Nothing below throws.
         for (std::size_t i = 0; i < n; ++i) {
-            if (where_[ids[i]] == in_tail) tail_points_[slot_[ids[i]]] = positions[i];
+            if (tag(ids[i]) == in_tail) tail_points_[place(ids[i])] = positions[i];
             else into_tail(ids[i], positions[i]);
         }
         maintain();
@@ -348,21 +350,21 @@ public:
     void rebuild() {
         std::vector<Id> which;
         which.reserve(live_);
-        for (std::size_t id = 0; id < where_.size(); ++id)
-            if (where_[id] != erased) which.push_back(static_cast<Id>(id));
+        for (std::size_t i = 0; i < where_.size(); ++i)
+            if (where_[i] != erased) which.push_back(static_cast<Id>(base_ + i));
         std::vector<point_type> pts(which.size());
         {
             // Each part read once in its storage order (no id map), each live point written
             // to its id's place among the live ids.
             std::vector<Id> rank(where_.size());
-            for (std::size_t i = 0; i < which.size(); ++i) rank[which[i]] = static_cast<Id>(i);
+            for (std::size_t i = 0; i < which.size(); ++i) rank[which[i] - base_] = static_cast<Id>(i);
             each_part([&](const part& pp) {
                 each_stored(pp, [&](Id slot, const point_type& p) {
-                    if (!pp.is_dead(slot)) pts[rank[pp.id_of(slot)]] = p;
+                    if (!pp.is_dead(slot)) pts[rank[pp.id_of(slot) - base_]] = p;
                 });
                 return true;
             });
-            for (std::size_t i = 0; i < tail_.size(); ++i) pts[rank[tail_[i]]] = tail_points_[i];
+            for (std::size_t i = 0; i < tail_.size(); ++i) pts[rank[tail_[i] - base_]] = tail_points_[i];
         }
         part fresh = part::make(which, std::move(pts), options_.tree);
         snap_ = std::move(fresh);
@@ -370,8 +372,8 @@ public:
         tail_.clear();
         tail_points_.clear();
         for (std::size_t i = 0; i < which.size(); ++i) {
-            where_[which[i]] = at_snapshot;
-            slot_[which[i]] = static_cast<Id>(i);
+            tag(which[i]) = at_snapshot;
+            place(which[i]) = static_cast<Id>(i);
         }
     }
 
@@ -469,7 +471,9 @@ private:
         return pp.tree.can_compact() && !pp.tree.empty() ? pp.tree.points_box() : pp.tree.bounds();
     }
 
-    // where_[id]: erased, at_snapshot, in_tail, or in_level + j for level j.
+    // tag(id): erased, at_snapshot, in_tail, or in_level + j for level j; place(id): the
+    // id's slot in that part (its tree's input position) or the tail. Both for base_ <= id <
+    // id_bound() (the ids below base_ are all erased, their bookkeeping dropped).
     enum : unsigned char { erased, at_snapshot, in_tail, in_level };
     // Each level holds this many times the one below. Capacities saturate at SIZE_MAX, so
     // there are at most about 32 levels and in_level + j always fits the tag byte.
@@ -497,12 +501,12 @@ private:
 
     template <class Source>
     void move_all_from(const Source& points) {
-        const std::size_t n = where_.size();
+        const std::size_t n = id_bound();
         if (points.size() != n)
             throw std::invalid_argument("quoct: move_all needs id_bound() = " + std::to_string(n) +
                                         " points, one per id; got " + std::to_string(points.size()));
         for (std::size_t id = 0; id < n; ++id)
-            if (where_[id] != erased && !is_finite(points[id]))
+            if (contains(static_cast<Id>(id)) && !is_finite(points[id]))
                 throw std::invalid_argument("quoct: move_all: the point for id " + std::to_string(id) +
                                             " has a NaN or infinite coordinate");
         // The new snapshot first (only it can fail, for memory), then the rest in place.
@@ -513,7 +517,7 @@ private:
         } else {
             which.reserve(live_);
             for (std::size_t id = 0; id < n; ++id)
-                if (where_[id] != erased) which.push_back(static_cast<Id>(id));
+                if (contains(static_cast<Id>(id))) which.push_back(static_cast<Id>(id));
             std::vector<point_type> live(which.size());
             for (std::size_t i = 0; i < which.size(); ++i) live[i] = points[which[i]];
             fresh.tree = tree_type(live.data(), live.size(), options_.tree);
@@ -526,10 +530,10 @@ private:
         levels_.clear();
         tail_.clear();
         tail_points_.clear();
-        for (std::size_t id = 0, i = 0; id < n; ++id) {
-            if (where_[id] == erased) continue;
-            where_[id] = at_snapshot;
-            slot_[id] = static_cast<Id>(i++);
+        for (std::size_t at = 0, i = 0; at < where_.size(); ++at) {
+            if (where_[at] == erased) continue;
+            where_[at] = at_snapshot;
+            slot_[at] = static_cast<Id>(i++);
         }
     }
 
@@ -537,7 +541,7 @@ private:
     std::size_t erase_found(const std::vector<Id>& ids) noexcept {
         for (const Id id : ids) {
             detach(id);
-            where_[id] = erased;
+            tag(id) = erased;
         }
         live_ -= ids.size();
         maintain();
@@ -551,8 +555,8 @@ private:
             if (!is_finite(points[i]))
                 throw std::invalid_argument("quoct: insert_all: point " + std::to_string(i) +
                                             " has a NaN or infinite coordinate");
-        check_capacity(where_.size() + n);
-        const Id first = static_cast<Id>(where_.size());
+        check_capacity(id_bound() + n);
+        const Id first = static_cast<Id>(id_bound());
         // Room first, so that nothing changes if memory runs out; then nothing throws.
         make_room(where_, n);
         make_room(slot_, n);
@@ -580,11 +584,11 @@ private:
     // The point of a live id, from the part that holds it (a tree's point() maps its input
     // position, our slot, to where it stores it).
     point_type point_of(Id id) const {
-        const Id s = slot_[id];
-        switch (where_[id]) {
+        const Id s = place(id);
+        switch (tag(id)) {
             case at_snapshot: return snap_.tree.point(s);
             case in_tail: return tail_points_[s];
-            default: return levels_[where_[id] - in_level].tree.point(s);
+            default: return levels_[tag(id) - in_level].tree.point(s);
         }
     }
     // Grows every vector a push may touch first, so a failed allocation changes nothing.
@@ -603,8 +607,8 @@ private:
     // Takes live id out of its part into the tail at p (room made by the caller).
     void into_tail(Id id, const point_type& p) noexcept {
         detach(id);
-        where_[id] = in_tail;
-        slot_[id] = static_cast<Id>(tail_.size());
+        tag(id) = in_tail;
+        place(id) = static_cast<Id>(tail_.size());
         tail_.push_back(id);
         tail_points_.push_back(p);
     }
@@ -616,22 +620,46 @@ private:
         for (std::size_t at = 0; at < pp.tree.size(); ++at) f(slots[at], pp.tree.stored_point(at));
     }
 
-    // Takes id out of whichever part holds it (the caller sets where_[id]).
+    unsigned char& tag(Id id) noexcept { return where_[id - base_]; }
+    unsigned char tag(Id id) const noexcept { return where_[id - base_]; }
+    Id& place(Id id) noexcept { return slot_[id - base_]; }
+    Id place(Id id) const noexcept { return slot_[id - base_]; }
+
+    // Drops the bookkeeping of the erased ids at the front (a map that keeps a window of
+    // recent points, whose old ids are all erased, then holds 5 bytes an id it still has,
+    // not an id ever handed out), once they are at least half of it: amortised O(1) an id,
+    // as erased_below_ passes each id once. Changes nothing if it throws (std::bad_alloc).
+    void drop_erased_prefix() {
+        while (erased_below_ < id_bound() && tag(static_cast<Id>(erased_below_)) == erased) ++erased_below_;
+        const std::size_t gone = erased_below_ - base_;
+        if (gone < 1024 || gone < where_.size() / 2) return;
+        const std::size_t keep = where_.size() - gone;
+        std::vector<unsigned char> where(where_.begin() + static_cast<std::ptrdiff_t>(gone), where_.end());
+        std::vector<Id> slot(slot_.begin() + static_cast<std::ptrdiff_t>(gone), slot_.end());
+        where.reserve(keep + keep / 2 + 16);
+        slot.reserve(keep + keep / 2 + 16);
+        // Nothing below throws.
+        where_.swap(where);
+        slot_.swap(slot);
+        base_ = erased_below_;
+    }
+
+    // Takes id out of whichever part holds it (the caller sets tag(id)).
     void detach(Id id) noexcept {
-        const Id s = slot_[id];
-        switch (where_[id]) {
+        const Id s = place(id);
+        switch (tag(id)) {
             case erased: break;
             case at_snapshot: snap_.kill(s); break;
             case in_tail: {
                 const Id last = tail_.back();
                 tail_[s] = last;
                 tail_points_[s] = tail_points_.back();
-                slot_[last] = s;
+                place(last) = s;
                 tail_.pop_back();
                 tail_points_.pop_back();
                 break;
             }
-            default: levels_[where_[id] - in_level].kill(s); break;
+            default: levels_[tag(id) - in_level].kill(s); break;
         }
     }
 
@@ -671,6 +699,7 @@ private:
                 if (stale) compact_parts();
             }
             if (tail_.size() > options_.tail_limit) fold_tail();
+            if (live_ < where_.size() / 2) drop_erased_prefix();
         } catch (const std::bad_alloc&) {
         }
     }
@@ -698,7 +727,7 @@ private:
             if (!identity) fresh.ids = std::move(ids);
             // Nothing below throws.
             pp = std::move(fresh);
-            for (std::size_t r = 0; r < m; ++r) slot_[pp.id_of(static_cast<Id>(r))] = static_cast<Id>(r);
+            for (std::size_t r = 0; r < m; ++r) place(pp.id_of(static_cast<Id>(r))) = static_cast<Id>(r);
         };
         if (!snap_.tree.can_compact()) return rebuild();
         for (const part& level : levels_)
@@ -763,10 +792,10 @@ private:
         for (std::size_t l = 0; l < j; ++l) levels_[l] = part{};
         tail_.clear();
         tail_points_.clear();
-        const auto tag = static_cast<unsigned char>(in_level + j);
+        const auto level_tag = static_cast<unsigned char>(in_level + j);
         for (std::size_t i = 0; i < which.size(); ++i) {
-            where_[which[i]] = tag;
-            slot_[which[i]] = static_cast<Id>(i);
+            tag(which[i]) = level_tag;
+            place(which[i]) = static_cast<Id>(i);
         }
     }
 
@@ -848,8 +877,10 @@ private:
     void check_places(const Reader& r) const;
 
     dynamic_options options_;
-    std::vector<unsigned char> where_;  // by id: erased, at_snapshot, in_tail or in_level + j
-    std::vector<Id> slot_;              // by id: position in the snapshot, the tail or level j
+    std::vector<unsigned char> where_;  // by id - base_: erased, at_snapshot, in_tail or in_level + j
+    std::vector<Id> slot_;              // by id - base_: position in the snapshot, the tail or level j
+    std::size_t base_ = 0;              // the ids below are all erased (and not in where_, slot_)
+    std::size_t erased_below_ = 0;      // and so are those below this (base_ <= erased_below_)
     part snap_;
     std::vector<part> levels_;               // level j holds at most level_capacity(j) entries
     std::vector<Id> tail_;                   // ids of the points changed since the last fold

@@ -87,6 +87,27 @@ void check_same(const quoct::dynamic_orthtree<T, D>& index, const model<T, D>& m
     }
 }
 
+// check_same's queries around live points (balls of radius 0 to 2, k nearest), for maps
+// that have left the unit cube.
+template <class T, std::size_t D>
+void check_around(const quoct::dynamic_orthtree<T, D>& index, const model<T, D>& m, quoct_test::rng& rng) {
+    using quoct_test::sorted;
+    REQUIRE(index.size() == m.live.size());
+    for (int q = 0; q < 8 && !m.live.empty(); ++q) {
+        auto it = m.live.begin();
+        std::advance(it, static_cast<std::ptrdiff_t>(rng.below(m.live.size())));
+        const quoct::ball<T, D> s{it->second, static_cast<T>(q % 3)};
+        const auto expect = m.in_ball(s);
+        CHECK(sorted(index.query(s)) == expect);
+        CHECK(index.count(s) == expect.size());
+        std::vector<quoct::neighbor<T, std::uint32_t>> got;
+        index.nearest(s.center, 5, got);
+        const auto want = m.nearest(s.center, 5);
+        REQUIRE(got.size() == want.size());
+        for (std::size_t i = 0; i < got.size(); ++i) CHECK((got[i].id == want[i].id && got[i].distance_sq == want[i].distance_sq));
+    }
+}
+
 }  // namespace
 
 TEMPLATE_TEST_CASE("dynamic_orthtree matches brute force under random operations", "[dynamic]", QUOCT_TEST_CONFIGS) {
@@ -214,6 +235,66 @@ TEMPLATE_TEST_CASE("dynamic_orthtree erases the points in a box, or outside it, 
         CHECK(index.size() == before);
         CHECK(index.erase_in(quoct::detail::everything<T, D>()) == before);
         CHECK(index.empty());
+    }
+}
+
+TEMPLATE_TEST_CASE("dynamic_orthtree keeps a sliding window in memory for its live ids, not every id handed out",
+                   "[dynamic]", QUOCT_TEST_CONFIGS) {
+    // A sensor sweeps axis 0: each scan lies ahead of the last, and the map keeps a box
+    // around the sensor, so the old scans' ids are all erased in turn. The index then holds
+    // bookkeeping for the ids it still has (all it holds is less than the 5 bytes an id that
+    // every id handed out would need), the old ids stay unknown (never handed out again),
+    // and queries equal brute force.
+    using T = typename TestType::scalar;
+    constexpr std::size_t D = TestType::dim;
+    using Id = std::uint32_t;
+    for (const int lattice : {0, 1}) {
+        quoct_test::rng rng(91 + static_cast<unsigned>(lattice));
+        quoct::dynamic_options opt;
+        opt.tail_limit = 16;
+        quoct::dynamic_orthtree<T, D> index(opt);
+        model<T, D> m;
+        std::vector<Id> old;  // ids erased long ago
+        for (int scan = 0; scan < 120; ++scan) {
+            std::vector<quoct::point<T, D>> pts(100);
+            for (auto& p : pts) {
+                p = lattice ? quoct_test::lattice_point<T, D>(rng, 8) : quoct_test::random_point<T, D>(rng, T(0), T(8));
+                p[0] = static_cast<T>(scan) + (lattice ? T(0) : p[0] / 8);  // the scan's slab along axis 0
+            }
+            const Id first = index.insert_all(pts);
+            for (std::size_t i = 0; i < pts.size(); ++i) m.live[static_cast<Id>(first + i)] = pts[i];
+            quoct::box<T, D> keep;
+            for (std::size_t a = 0; a < D; ++a) keep.lo[a] = T(-1), keep.hi[a] = T(9);
+            keep.lo[0] = static_cast<T>(scan - 5), keep.hi[0] = static_cast<T>(scan + 1);  // faces kept
+            std::size_t want = 0;
+            for (auto it = m.live.begin(); it != m.live.end();)
+                if (!quoct::contains(keep, it->second)) {
+                    if (old.size() < 50) old.push_back(it->first);
+                    it = m.live.erase(it), ++want;
+                } else {
+                    ++it;
+                }
+            CHECK(index.erase_outside(keep) == want);
+            if (scan % 10 == 9) check_around(index, m, rng);
+        }
+        CHECK(index.id_bound() == 12000);
+        CHECK(index.memory_bytes() < index.id_bound() * (1 + sizeof(Id)));  // less than the bookkeeping of every id
+        for (const Id id : old) {
+            CHECK_FALSE(index.contains(id));
+            CHECK_FALSE(index.erase(id));
+            CHECK_THROWS_AS(index.point(id), std::out_of_range);
+            CHECK_THROWS_AS(index.move(id, quoct::point<T, D>{}), std::out_of_range);
+        }
+        // move_all still takes one point per id handed out (the forgotten ones unread).
+        std::vector<quoct::point<T, D>> everywhere(index.id_bound(), quoct::point<T, D>{});
+        for (auto& kv : m.live) {
+            kv.second[0] += T(1);
+            everywhere[kv.first] = kv.second;
+        }
+        for (const Id id : old) everywhere[id][0] = std::numeric_limits<T>::quiet_NaN();
+        index.move_all(everywhere);
+        check_around(index, m, rng);
+        CHECK(index.insert(quoct::point<T, D>{}) == 12000);
     }
 }
 

@@ -909,6 +909,50 @@ TEMPLATE_LIST_TEST_CASE("file: a dynamic index whose trees dropped erased points
     }
 }
 
+TEMPLATE_LIST_TEST_CASE("file: a dynamic index that forgot its old erased ids saves and loads", "[file][dynamic]",
+                        all_configs) {
+    // A window swept along axis 0 erases its oldest ids whole, and the index drops their
+    // bookkeeping: the file still has an entry for every id handed out (the dropped ones
+    // erased), and the loaded index answers, and goes on, as the saved one.
+    using T = typename TestType::scalar;
+    constexpr std::size_t D = TestType::dim;
+    using index = quoct::dynamic_orthtree<T, D>;
+    scratch_dir dir;
+    quoct::dynamic_options opt;
+    opt.tail_limit = 16;
+    index x(opt);
+    for (int scan = 0; scan < 60; ++scan) {
+        auto pts = uniform_points<T, D>(200, 300 + static_cast<std::uint64_t>(scan));
+        for (auto& p : pts) p[0] = static_cast<T>(scan) + p[0] / T(1000);
+        x.insert_all(pts);
+        quoct::box<T, D> keep;
+        for (std::size_t a = 0; a < D; ++a) keep.lo[a] = T(-101), keep.hi[a] = T(101);
+        keep.lo[0] = static_cast<T>(scan - 1), keep.hi[0] = static_cast<T>(scan + 1);
+        x.erase_outside(keep);
+    }
+    REQUIRE(x.memory_bytes() < x.id_bound() * (1 + sizeof(std::uint32_t)));  // the old ids' bookkeeping dropped
+    quoct::save(x, dir / "w.quoct");
+    index y = quoct::load<index>(dir / "w.quoct");
+    CHECK(y.size() == x.size());
+    CHECK(y.id_bound() == x.id_bound());
+    CHECK(y.memory_bytes() < y.id_bound() * (1 + sizeof(std::uint32_t)));
+    for (std::uint32_t id = 0; id < x.id_bound(); ++id) REQUIRE(y.contains(id) == x.contains(id));
+    rng r(301);
+    for (int i = 0; i < 20; ++i) {
+        quoct::point<T, D> c{};
+        c[0] = static_cast<T>(58 + r.below(2));
+        for (std::size_t a = 1; a < D; ++a) c[a] = static_cast<T>(r.below(200)) - T(100);
+        const quoct::ball<T, D> s{c, T(60)};
+        CHECK(sorted(y.query(s)) == sorted(x.query(s)));
+        std::vector<quoct::neighbor<T, std::uint32_t>> u, v;
+        y.nearest(c, 6, u);
+        x.nearest(c, 6, v);
+        REQUIRE(u.size() == v.size());
+        for (std::size_t k = 0; k < u.size(); ++k) CHECK((u[k].id == v[k].id && u[k].distance_sq == v[k].distance_sq));
+    }
+    CHECK(y.insert(quoct::point<T, D>{}) == x.insert(quoct::point<T, D>{}));
+}
+
 TEST_CASE("file: files from the earlier layout (a dynamic index's points by id, a geographic index's unit vectors) are read",
           "[file][dynamic][geo]") {
     const std::string dir = QUOCT_TEST_FIXTURES;

@@ -41,8 +41,17 @@ void dynamic_orthtree<T, D, Id>::write_sections(Writer& w, const std::string& pr
     w.add_copy(prefix + "meta", detail::meta_values<detail::dynamic_meta_values>(options_.tail_limit, o.leaf_size, o.max_depth,
                                                                                 o.nearest_index ? 1u : 0u, live_, levels_.size()));
     w.add_copy(prefix + "rebuild", std::vector<double>{options_.rebuild_fraction});
-    w.add(prefix + "where", where_.data(), where_.size());
-    w.add(prefix + "slot", slot_.data(), slot_.size());
+    if (base_ == 0) {
+        w.add(prefix + "where", where_.data(), where_.size());
+        w.add(prefix + "slot", slot_.data(), slot_.size());
+    } else {  // every id handed out has its entry in the file, the dropped ones erased
+        std::vector<unsigned char> where(base_, erased);
+        where.insert(where.end(), where_.begin(), where_.end());
+        std::vector<Id> slot(base_, Id{0});
+        slot.insert(slot.end(), slot_.begin(), slot_.end());
+        w.add_copy(prefix + "where", where);
+        w.add_copy(prefix + "slot", slot);
+    }
     w.add(prefix + "tail", tail_.data(), tail_.size());
     w.add(prefix + "tail_points", tail_points_.data(), tail_points_.size());
     write_part(snap_, w, prefix + "snap.");
@@ -75,6 +84,7 @@ dynamic_orthtree<T, D, Id> dynamic_orthtree<T, D, Id>::read_sections(const Reade
     x.snap_ = read_part(r, prefix + "snap.", n);
     for (std::size_t j = 0; j < levels; ++j) x.levels_.push_back(read_part(r, prefix + "level" + std::to_string(j) + ".", n));
     x.check_places(r);
+    x.drop_erased_prefix();
     return x;
 }
 
