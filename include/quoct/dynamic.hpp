@@ -15,10 +15,10 @@
 // index rebuilds its snapshot once per doubling). A nearest query feeds one result set
 // (detail/knn.hpp) from the part nearest the query first, then the tail, then the other
 // parts top down within the bound found (search_nearest). A query thus scans at most
-// tail_limit points and visits the snapshot and O(log(n / tail_limit)) small trees. Queries never rebuild anything: they are const and
-// may run from any number of threads at once as long as no thread mutates the index
-// meanwhile (the one state they may make, a part's id map for point() and for a nearest
-// query that lands on a stored point, is built once under std::call_once).
+// tail_limit points and visits the snapshot and O(log(n / tail_limit)) small trees. Each id
+// knows its part and its stored position there, so point() reads it straight (no id map).
+// Queries never change anything: they are const and may run from any number of threads at
+// once as long as no thread mutates the index meanwhile.
 //
 // Moving 1% of the points costs a small fraction of a rebuild (bench/bench_sim.cpp
 // measures it); moving all of them each step is better served by move_all(), one rebuild
@@ -177,10 +177,8 @@ public:
     bool contains(Id id) const noexcept {
         return id >= base_ && id - base_ < where_.size() && where_[id - base_] != erased;
     }
-    /// The point with this id, read from the part that holds it. The first call that reads
-    /// a point of the snapshot (or of a side tree) builds that tree's id map (orthtree::point,
-    /// sizeof(Id) bytes a point). Throws std::out_of_range if the id is not live, and
-    /// std::bad_alloc if that map cannot be built.
+    /// The point with this id, read from where the part that holds it stores it (O(1)).
+    /// Throws std::out_of_range if the id is not live.
     point_type point(Id id) const {
         check_live(id);
         return point_of(id);
@@ -371,10 +369,7 @@ public:
         levels_.clear();
         tail_.clear();
         tail_points_.clear();
-        for (std::size_t i = 0; i < which.size(); ++i) {
-            tag(which[i]) = at_snapshot;
-            place(which[i]) = static_cast<Id>(i);
-        }
+        place_part(snap_, at_snapshot);
     }
 
     // --- queries (const; thread-safe while nobody mutates) --------------------------------
@@ -471,8 +466,10 @@ private:
         return pp.tree.can_compact() && !pp.tree.empty() ? pp.tree.points_box() : pp.tree.bounds();
     }
 
-    // tag(id): erased, at_snapshot, in_tail, or in_level + j for level j; place(id): the
-    // id's slot in that part (its tree's input position) or the tail. Both for base_ <= id <
+    // tag(id): erased, at_snapshot, in_tail, or in_level + j for level j; place(id): where
+    // that part's tree stores the point (its stored position, not its input position: the
+    // dead marks go by input position, stored_ids() maps one to the other), or its place
+    // in the tail. Both for base_ <= id <
     // id_bound() (the ids below base_ are all erased, their bookkeeping dropped).
     enum : unsigned char { erased, at_snapshot, in_tail, in_level };
     // Each level holds this many times the one below. Capacities saturate at SIZE_MAX, so
@@ -493,9 +490,9 @@ private:
         snap_.tree = tree_type(points.data, n, options_.tree);  // validates the points
         where_.assign(n, at_snapshot);
         slot_.resize(n);
-        for (std::size_t i = 0; i < n; ++i) slot_[i] = static_cast<Id>(i);
         snap_.dead.assign(n);
         snap_.stored = n;
+        place_part(snap_, at_snapshot);
         live_ = n;
     }
 
@@ -530,11 +527,7 @@ private:
         levels_.clear();
         tail_.clear();
         tail_points_.clear();
-        for (std::size_t at = 0, i = 0; at < where_.size(); ++at) {
-            if (where_[at] == erased) continue;
-            where_[at] = at_snapshot;
-            slot_[at] = static_cast<Id>(i++);
-        }
+        place_part(snap_, at_snapshot);
     }
 
     // Erases the live ids found by a query (each once), then does the upkeep once.
@@ -581,14 +574,13 @@ private:
     void check_live(Id id) const {
         if (!contains(id)) throw std::out_of_range("quoct: id " + std::to_string(id) + " is not a live point");
     }
-    // The point of a live id, from the part that holds it (a tree's point() maps its input
-    // position, our slot, to where it stores it).
+    // The point of a live id, from where the part that holds it stores it.
     point_type point_of(Id id) const {
         const Id s = place(id);
         switch (tag(id)) {
-            case at_snapshot: return snap_.tree.point(s);
+            case at_snapshot: return snap_.tree.stored_point(s);
             case in_tail: return tail_points_[s];
-            default: return levels_[tag(id) - in_level].tree.point(s);
+            default: return levels_[tag(id) - in_level].tree.stored_point(s);
         }
     }
     // Grows every vector a push may touch first, so a failed allocation changes nothing.
@@ -611,6 +603,31 @@ private:
         place(id) = static_cast<Id>(tail_.size());
         tail_.push_back(id);
         tail_points_.push_back(p);
+    }
+    // Makes every live entry of a part its id's place: through a map from input to stored
+    // positions, so that the ids (increasing with input positions) are written in order;
+    // entry by entry, in storage order, if there is no memory for the map.
+    void place_part(const part& pp, unsigned char where) noexcept {
+        const Id* input = pp.tree.stored_ids();
+        std::vector<Id> stored_at;
+        try {
+            stored_at.resize(pp.stored);
+        } catch (const std::bad_alloc&) {
+            for (std::size_t at = 0; at < pp.stored; ++at) {
+                if (pp.is_dead(input[at])) continue;
+                const Id id = pp.id_of(input[at]);
+                tag(id) = where;
+                place(id) = static_cast<Id>(at);
+            }
+            return;
+        }
+        for (std::size_t at = 0; at < pp.stored; ++at) stored_at[input[at]] = static_cast<Id>(at);
+        for (std::size_t i = 0; i < pp.stored; ++i) {
+            if (pp.is_dead(static_cast<Id>(i))) continue;
+            const Id id = pp.id_of(static_cast<Id>(i));
+            tag(id) = where;
+            place(id) = stored_at[i];
+        }
     }
     // Calls f(slot, point) for every entry a part stores, dead ones included, in its
     // storage order: one pass, no id map.
@@ -649,7 +666,7 @@ private:
         const Id s = place(id);
         switch (tag(id)) {
             case erased: break;
-            case at_snapshot: snap_.kill(s); break;
+            case at_snapshot: snap_.kill(snap_.tree.stored_ids()[s]); break;
             case in_tail: {
                 const Id last = tail_.back();
                 tail_[s] = last;
@@ -659,7 +676,11 @@ private:
                 tail_points_.pop_back();
                 break;
             }
-            default: levels_[tag(id) - in_level].kill(s); break;
+            default: {
+                part& level = levels_[tag(id) - in_level];
+                level.kill(level.tree.stored_ids()[s]);
+                break;
+            }
         }
     }
 
@@ -708,7 +729,7 @@ private:
     // order and nodes, no sort), or the whole index rebuilt where a part cannot be (read
     // lazily). Each part either finishes or is left as it was (std::bad_alloc).
     void compact_parts() {
-        const auto compact = [&](part& pp) {
+        const auto compact = [&](part& pp, unsigned char where) {
             if (pp.dead_count == 0) return;
             part fresh;
             fresh.tree = pp.tree.without([&](std::size_t slot) { return pp.dead.test(slot); });
@@ -727,13 +748,13 @@ private:
             if (!identity) fresh.ids = std::move(ids);
             // Nothing below throws.
             pp = std::move(fresh);
-            for (std::size_t r = 0; r < m; ++r) place(pp.id_of(static_cast<Id>(r))) = static_cast<Id>(r);
+            place_part(pp, where);
         };
         if (!snap_.tree.can_compact()) return rebuild();
         for (const part& level : levels_)
             if (level.dead_count != 0 && !level.tree.can_compact()) return rebuild();
-        compact(snap_);
-        for (part& level : levels_) compact(level);
+        compact(snap_, at_snapshot);
+        for (std::size_t j = 0; j < levels_.size(); ++j) compact(levels_[j], static_cast<unsigned char>(in_level + j));
     }
 
     // Moves the tail and levels 0..j-1 into level j, the first level with room for them
@@ -792,11 +813,7 @@ private:
         for (std::size_t l = 0; l < j; ++l) levels_[l] = part{};
         tail_.clear();
         tail_points_.clear();
-        const auto level_tag = static_cast<unsigned char>(in_level + j);
-        for (std::size_t i = 0; i < which.size(); ++i) {
-            tag(which[i]) = level_tag;
-            place(which[i]) = static_cast<Id>(i);
-        }
+        place_part(levels_[j], static_cast<unsigned char>(in_level + j));
     }
 
     // Calls f(part) for the snapshot and each level.

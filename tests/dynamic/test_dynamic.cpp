@@ -278,6 +278,14 @@ TEMPLATE_TEST_CASE("dynamic_orthtree keeps a sliding window in memory for its li
             if (scan % 10 == 9) check_around(index, m, rng);
         }
         CHECK(index.id_bound() == 12000);
+        for (const auto& kv : m.live) REQUIRE(index.point(kv.first) == kv.second);
+        // point() reads where each part stores the point: no id map is built, nothing grows.
+        std::vector<quoct::point<T, D>> now;
+        for (const auto& kv : m.live) now.push_back(kv.second);
+        const quoct::dynamic_orthtree<T, D> fresh(now);
+        const std::size_t bytes = fresh.memory_bytes();
+        for (std::size_t i = 0; i < now.size(); ++i) REQUIRE(fresh.point(static_cast<Id>(i)) == now[i]);
+        CHECK(fresh.memory_bytes() == bytes);
         CHECK(index.memory_bytes() < index.id_bound() * (1 + sizeof(Id)));  // less than the bookkeeping of every id
         for (const Id id : old) {
             CHECK_FALSE(index.contains(id));

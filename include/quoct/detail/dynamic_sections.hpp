@@ -4,9 +4,10 @@
 //
 // Sections, under the index's prefix: "meta" (tail limit, leaf size, maximum depth, nearest
 // index, live points, levels), "rebuild" (the rebuild fraction), "where" and "slot" (each
-// id's part and place), "tail" and "tail_points", then each part, "snap." and "level<j>.":
-// "meta" (dead entries, stored entries), "ids" (the part's ids, increasing; empty when they
-// are its positions), "dead" (a bitmap) and the part's orthtree under "tree.".
+// id's part and place: its input position in the part's tree, or its place in the tail),
+// "tail" and "tail_points", then each part, "snap." and "level<j>.": "meta" (dead entries,
+// stored entries), "ids" (the part's ids, increasing; empty when they are its positions),
+// "dead" (a bitmap) and the part's orthtree under "tree.".
 #ifndef QUOCT_DETAIL_DYNAMIC_SECTIONS_HPP
 #define QUOCT_DETAIL_DYNAMIC_SECTIONS_HPP
 
@@ -41,17 +42,20 @@ void dynamic_orthtree<T, D, Id>::write_sections(Writer& w, const std::string& pr
     w.add_copy(prefix + "meta", detail::meta_values<detail::dynamic_meta_values>(options_.tail_limit, o.leaf_size, o.max_depth,
                                                                                 o.nearest_index ? 1u : 0u, live_, levels_.size()));
     w.add_copy(prefix + "rebuild", std::vector<double>{options_.rebuild_fraction});
-    if (base_ == 0) {
-        w.add(prefix + "where", where_.data(), where_.size());
-        w.add(prefix + "slot", slot_.data(), slot_.size());
-    } else {  // every id handed out has its entry in the file, the dropped ones erased
-        std::vector<unsigned char> where(base_, erased);
-        where.insert(where.end(), where_.begin(), where_.end());
-        std::vector<Id> slot(base_, Id{0});
-        slot.insert(slot.end(), slot_.begin(), slot_.end());
-        w.add_copy(prefix + "where", where);
-        w.add_copy(prefix + "slot", slot);
-    }
+    // Every id handed out has its entry in the file (the dropped ones erased), and a part's
+    // entry is its input position (the dead marks' and the ids' index), not where it is stored.
+    std::vector<unsigned char> where(base_, erased);
+    where.insert(where.end(), where_.begin(), where_.end());
+    std::vector<Id> slot(base_, Id{0});
+    slot.insert(slot.end(), slot_.begin(), slot_.end());
+    each_part([&](const part& pp) {
+        const Id* input = pp.tree.stored_ids();
+        for (std::size_t at = 0; at < pp.stored; ++at)
+            if (!pp.is_dead(input[at])) slot[pp.id_of(input[at])] = input[at];
+        return true;
+    });
+    w.add_copy(prefix + "where", where);
+    w.add_copy(prefix + "slot", slot);
     w.add(prefix + "tail", tail_.data(), tail_.size());
     w.add(prefix + "tail_points", tail_points_.data(), tail_points_.size());
     write_part(snap_, w, prefix + "snap.");
@@ -84,6 +88,9 @@ dynamic_orthtree<T, D, Id> dynamic_orthtree<T, D, Id>::read_sections(const Reade
     x.snap_ = read_part(r, prefix + "snap.", n);
     for (std::size_t j = 0; j < levels; ++j) x.levels_.push_back(read_part(r, prefix + "level" + std::to_string(j) + ".", n));
     x.check_places(r);
+    // Each entry of a part to where its tree stores it.
+    x.place_part(x.snap_, at_snapshot);
+    for (std::size_t j = 0; j < levels; ++j) x.place_part(x.levels_[j], static_cast<unsigned char>(in_level + j));
     x.drop_erased_prefix();
     return x;
 }
