@@ -89,13 +89,11 @@ struct open_options {
     bool verify = false;
     /// Check the whole structure at once (every node and id, not the points: about a fifth
     /// of the file), not the checksums: queries then run unchecked, and a damaged point is
-    /// answered as it reads. Files of format version 1 (no block checksums) are always
-    /// opened so.
+    /// answered as it reads.
     bool check_structure = false;
 };
 
-/// The version of the file format this library writes, and the newest it reads. Version 2
-/// added the block checksums (the `block_sums` section); version 1 files are still read.
+/// The version of the file format this library writes and reads (docs/file-format.md).
 constexpr std::uint32_t file_format_version = 2;
 
 /// One section of an index file, as file_info lists them.
@@ -449,7 +447,6 @@ public:
                 bool verify, bool owning = false, bool lazy = false)
         : path_(std::move(path)), data_(data), size_(size), keep_(std::move(keep)), verify_(verify), owning_(owning) {
         check_head(data_, size_, path_, true);
-        version_ = load_u32(data_ + 8);
         const std::size_t count = load_u32(data_ + 24);
         for (std::size_t i = 0; i < count; ++i) {
             const unsigned char* row = data_ + file_header + file_entry * i;
@@ -464,8 +461,8 @@ public:
                 fail("damaged: section '" + e.name + "' lies outside the file");
             entries_.push_back(std::move(e));
         }
-        if (version_ >= 2) read_sums();
-        lazy_ = lazy && !verify_ && !owning_ && version_ >= 2;
+        read_sums();
+        lazy_ = lazy && !verify_ && !owning_;
     }
 
     /// True when the index may check its sections as queries reach them (see guard()).
@@ -511,6 +508,9 @@ public:
             fail("format version " + std::to_string(version) + " is newer than this library reads (" +
                  std::to_string(file_format_version) + ")");
         if (version == 0) fail("damaged: format version 0");
+        if (version < file_format_version)
+            fail("format version " + std::to_string(version) +
+                 ", a layout of quoct before its first release, is not read: build the index again");
         if (!table) return;
         // The header's checksum before its size: a damaged size field is reported as damage,
         // not as a file cut short. Only where the table runs past the file's end is the
@@ -600,11 +600,6 @@ private:
     // Checks every byte of a section against its checksums.
     void verify(const entry& e) const {
         const unsigned char* p = data_ + e.offset;
-        if (version_ < 2) {
-            if (checksum64(p, static_cast<std::size_t>(e.bytes)) != e.checksum)
-                fail("damaged: checksum mismatch in section '" + e.name + "'");
-            return;
-        }
         for (std::uint64_t from = 0, b = 0; from < e.bytes; from += file_block, ++b) {
             const std::uint64_t to = std::min<std::uint64_t>(from + file_block, e.bytes);
             if (checksum64(p + from, static_cast<std::size_t>(to - from)) != e.sums[b])
@@ -624,7 +619,6 @@ private:
     bool verify_;
     bool owning_;
     bool lazy_ = false;
-    std::uint32_t version_ = 0;
     std::vector<entry> entries_;
 };
 

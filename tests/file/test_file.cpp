@@ -31,7 +31,6 @@
 #define QUOCT_TEST_FORK 1
 #endif
 
-#include "data/format1_recipe.hpp"
 #include "test_support.hpp"
 
 namespace test_file {  // this file's own: the test files build in unity batches (tests/CMakeLists.txt)
@@ -454,6 +453,14 @@ TEST_CASE("file: errors name the file and the cause", "[file]") {
         write_bytes(path, bytes);
         CHECK_THROWS_WITH(quoct::load<tree>(path), Contains("format version 3 is newer than this library reads (2)"));
         CHECK_THROWS_WITH(quoct::open<tree>(path), Contains("format version 3"));
+    }
+    SECTION("the development layout before the first release (format version 1)") {
+        auto bytes = good;
+        bytes[8] = 1;
+        write_bytes(path, bytes);
+        CHECK_THROWS_WITH(quoct::load<tree>(path), Contains("format version 1, a layout of quoct before its first release"));
+        CHECK_THROWS_WITH(quoct::open<tree>(path), Contains("build the index again"));
+        CHECK_THROWS_WITH(quoct::from_bytes<tree>(bytes.data(), bytes.size()), Contains("format version 1"));
     }
     SECTION("truncated anywhere") {
         for (std::size_t n = 0; n < good.size(); n += 1 + n / 16) {
@@ -951,51 +958,6 @@ TEMPLATE_LIST_TEST_CASE("file: a dynamic index that forgot its old erased ids sa
         for (std::size_t k = 0; k < u.size(); ++k) CHECK((u[k].id == v[k].id && u[k].distance_sq == v[k].distance_sq));
     }
     CHECK(y.insert(quoct::point<T, D>{}) == x.insert(quoct::point<T, D>{}));
-}
-
-TEST_CASE("file: files from the earlier layout (a dynamic index's points by id, a geographic index's unit vectors) are read",
-          "[file][dynamic][geo]") {
-    const std::string dir = QUOCT_TEST_FIXTURES;
-    {
-        using index = quoct::dynamic_orthtree<double, 3>;
-        const index want = format1::dynamic_index();
-        index got = quoct::load<index>(dir + "/format1_dynamic.quoct");
-        REQUIRE(want.side_trees() > 0);  // the file exercises every part
-        REQUIRE(got.id_bound() == want.id_bound());
-        CHECK(got.size() == want.size());
-        CHECK(got.side_trees() == want.side_trees());
-        for (std::uint32_t id = 0; id < want.id_bound(); ++id) {
-            REQUIRE(got.contains(id) == want.contains(id));
-            if (want.contains(id)) CHECK(got.point(id) == want.point(id));
-        }
-        for (unsigned i = 0; i < 40; ++i) {
-            const quoct::ball<double, 3> s{format1::at(i * 13), 20.0};
-            CHECK(sorted(got.query(s)) == sorted(want.query(s)));
-            std::vector<quoct::neighbor<double, std::uint32_t>> a, b;
-            got.nearest(s.center, 5, a);
-            want.nearest(s.center, 5, b);
-            REQUIRE(a.size() == b.size());
-            for (std::size_t k = 0; k < a.size(); ++k) CHECK((a[k].id == b[k].id && a[k].distance_sq == b[k].distance_sq));
-        }
-        CHECK(got.insert(format1::at(9999)) == want.id_bound());  // goes on with the next id
-    }
-    {
-        const auto want = format1::geo_index();
-        for (const bool mapped : {false, true}) {
-            const auto got = mapped ? quoct::open<quoct::geo::index<>>(dir + "/format1_geo.quoct")
-                                    : quoct::load<quoct::geo::index<>>(dir + "/format1_geo.quoct");
-            REQUIRE(got.size() == want.size());
-            for (const std::array<double, 2> c : {std::array<double, 2>{0, 0}, {180, 0}, {-180, 45}, {10, 90}, {-77, -90}}) {
-                std::vector<quoct::geo::neighbor<std::uint32_t>> a, b;
-                got.within(c[0], c[1], 2500e3, a, quoct::result_order::nearest_first);
-                want.within(c[0], c[1], 2500e3, b, quoct::result_order::nearest_first);
-                REQUIRE(a.size() == b.size());
-                for (std::size_t k = 0; k < a.size(); ++k) CHECK((a[k].id == b[k].id && a[k].distance == b[k].distance));
-                CHECK(sorted(got.in_box(c[0] - 20 < -180 ? 160 : c[0] - 20, -30, c[0], 30)) ==
-                      sorted(want.in_box(c[0] - 20 < -180 ? 160 : c[0] - 20, -30, c[0], 30)));
-            }
-        }
-    }
 }
 
 }  // namespace test_file

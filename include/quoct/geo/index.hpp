@@ -476,8 +476,7 @@ private:
 
     // Its saved form (quoct/file.hpp reads and writes it through detail::file_codec): the
     // points under "lonlat", the tree under "tree.". (The tree's ids index the lon/lat
-    // arrays: the tree's own checks bound them. A `unit` section, written by earlier
-    // versions, is not read.)
+    // arrays: the tree's own checks bound them.)
     template <class>
     friend struct quoct::detail::file_codec;
     static std::string file_type_name() { return "geo::index<" + quoct::detail::id_name<Id>() + ">"; }
