@@ -89,9 +89,7 @@ void sort_stably_by(std::vector<record<T, D>>& records, Field field) {
     if (n < 2) return;
     std::uint64_t least = field(records[0]), most = least;
     for (const auto& r : records) least = std::min(least, field(r)), most = std::max(most, field(r));
-    unsigned index_bits = 1, value_bits = 0;
-    while (index_bits < 64 && (std::uint64_t{1} << index_bits) < n) ++index_bits;
-    while (value_bits < 64 && ((most - least) >> value_bits) != 0) ++value_bits;
+    const unsigned index_bits = quoct::detail::position_bits(n), value_bits = quoct::detail::bit_width(most - least);
     if (index_bits + value_bits > 64) {
         std::stable_sort(records.begin(), records.end(),
                          [&](const record<T, D>& a, const record<T, D>& b) { return field(a) < field(b); });

@@ -53,6 +53,7 @@
 #include "detail/morton.hpp"
 #include "detail/pair_metric.hpp"
 #include "detail/query_shapes.hpp"
+#include "detail/sorting.hpp"
 #include "detail/threads.hpp"
 #include "detail/validate.hpp"
 #include "shapes.hpp"

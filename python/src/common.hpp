@@ -27,6 +27,7 @@
 #include <quoct/orthtree.hpp>
 #include <quoct/parallel.hpp>
 #include <quoct/periodic.hpp>
+#include <quoct/detail/sorting.hpp>
 
 namespace quoct_py {
 

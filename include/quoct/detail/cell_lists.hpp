@@ -40,10 +40,10 @@
 #endif
 
 #include "../shapes.hpp"
-#include "morton.hpp"
 #include "pair_kernels.hpp"
 #include "pair_metric.hpp"
 #include "query_shapes.hpp"
+#include "sorting.hpp"
 #include "threads.hpp"
 
 namespace quoct {
@@ -154,8 +154,7 @@ auto points_of(const Index& index) {
 template <class T, std::size_t D>
 bool make_grid(const box<T, D>& bounds, std::size_t n, T r, grid<D>& g) {
     // Keys and positions share 64 bits in the sort.
-    unsigned index_bits = 1;
-    while (index_bits < 63 && (std::uint64_t{1} << index_bits) < n) ++index_bits;
+    const unsigned index_bits = std::min(63u, position_bits(n));
     g.bits = std::min<unsigned>(21, (64 - index_bits) / static_cast<unsigned>(D));
     if (g.bits == 0) return false;
     g.top = (std::uint64_t{1} << g.bits) - 1;
@@ -189,8 +188,7 @@ template <class T, std::size_t D, class Id>
 raw_vector<std::uint64_t> cell_sorted(const point_list<T, D, Id>& l, const grid<D>& g, unsigned& index_bits,
                                       unsigned threads = 1) {
     const std::size_t n = l.size();
-    index_bits = 1;
-    while (index_bits < 63 && (std::uint64_t{1} << index_bits) < n) ++index_bits;
+    index_bits = std::min(63u, position_bits(n));
     raw_vector<std::uint64_t> items(n), scratch;
     const unsigned shift = index_bits;
     for_each_block(n, threads, [&](std::size_t first, std::size_t last) {

@@ -26,6 +26,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include "sorting.hpp"
+
 #if !defined(QUOCT_NO_SIMD) && (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
 #define QUOCT_X86_DISPATCH 1
 #include <immintrin.h>
@@ -801,13 +803,8 @@ void sort_row(level l, Id* first, Id* last) noexcept {
     }
 #endif
     (void)l;
-    if (n > 48 && descents > 2) return std::sort(first, last);
-    for (Id* i = first + (first != last); i < last; ++i) {
-        const Id v = *i;
-        Id* j = i;
-        for (; j > first && *(j - 1) > v; --j) *j = *(j - 1);
-        *j = v;
-    }
+    if (descents > 2) return sort_small(first, last);
+    insertion_sort(first, last);  // nearly sorted: linear
 }
 
 /// Writes the positions i in [first, last) (increasing) of the candidates with

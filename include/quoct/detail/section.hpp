@@ -13,7 +13,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "morton.hpp"  // raw_vector
+#include "buffers.hpp"
 
 namespace quoct {
 namespace detail {
