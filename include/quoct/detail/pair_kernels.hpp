@@ -259,15 +259,54 @@ inline unsigned lanes_below(std::size_t left) noexcept {
     return left >= 16 ? 0xffffu : (1u << left) - 1u;
 }
 
-// --- AVX2: 8 floats or 4 doubles a step --------------------------------------------------
+// --- The vector operations: AVX2 (8 floats or 4 doubles a step), AVX-512 (16 or 8) ------
+// Each kernel below is written once over these: V::lanes, arithmetic on V::vec, le() giving
+// a mask of lanes, count() of a mask, and the stores of the lanes a mask selects (their
+// positions, values or ids), through V::select(mask): a permutation vector on AVX2, the
+// mask itself on AVX-512. square() makes its result opaque (QUOCT_UNFUSED); min(x, h) is
+// x < h ? x : h and max(l, v) is l > v ? l : v: the portable clamp, NaN included.
 
-/// The AVX2 operations on T, so that each kernel is written once for float and double.
-/// square() makes its result opaque (QUOCT_UNFUSED). _mm256_min_*(x, h) is x < h ? x : h and
-/// _mm256_max_*(l, v) is l > v ? l : v: the portable clamp, NaN included.
+/// AVX2 stores of selected lanes, for Lanes lanes (8; or 4, for doubles, whose ids take
+/// the low half of a register: the upper 4 lanes are never selected).
+template <std::size_t Lanes>
+struct avx2_lanes {
+    static constexpr std::size_t lanes = Lanes;
+    using selection = __m256i;
+    QUOCT_TARGET_AVX2 static unsigned count(unsigned mask) noexcept {
+        return static_cast<unsigned>(_mm_popcnt_u32(mask));
+    }
+    /// The lanes set in an 8-bit mask, in increasing order, as a permutation vector.
+    QUOCT_TARGET_AVX2 static selection select(unsigned mask) noexcept {
+        const __m256i packed = _mm256_set1_epi32(static_cast<int>(compress_lut.packed[mask & 0xffu]));
+        return _mm256_and_si256(_mm256_srlv_epi32(packed, _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28)),
+                                _mm256_set1_epi32(15));
+    }
+    /// Stores i + the positions of mask's set lanes, in order, at out.
+    QUOCT_TARGET_AVX2 static void store_positions(std::uint32_t* out, unsigned mask, std::size_t i) noexcept {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out),
+                            _mm256_add_epi32(select(mask), _mm256_set1_epi32(static_cast<int>(i))));
+    }
+    QUOCT_TARGET_AVX2 static __m256i load_ids(const std::uint32_t* ids) noexcept {
+        return Lanes == 8 ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ids))
+                          : _mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(ids)));
+    }
+    /// mask without the lanes whose id (ids[lane]) is skip.
+    QUOCT_TARGET_AVX2 static unsigned drop_id(unsigned mask, const std::uint32_t* ids, std::uint32_t skip) noexcept {
+        const __m256i same = _mm256_cmpeq_epi32(load_ids(ids), _mm256_set1_epi32(static_cast<int>(skip)));
+        return mask & ~static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(same)));
+    }
+    /// Stores the selected ones of ids[0..Lanes), in order, at out (a whole register).
+    QUOCT_TARGET_AVX2 static void store_selected_ids(std::uint32_t* out, selection s,
+                                                     const std::uint32_t* ids) noexcept {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_permutevar8x32_epi32(load_ids(ids), s));
+    }
+};
+
+/// The AVX2 operations on T.
 template <class T>
 struct avx2_ops;
 template <>
-struct avx2_ops<float> {
+struct avx2_ops<float> : avx2_lanes<8> {
     using vec = __m256;
     QUOCT_TARGET_AVX2 static vec load(const float* p) noexcept { return _mm256_loadu_ps(p); }
     QUOCT_TARGET_AVX2 static vec splat(float x) noexcept { return _mm256_set1_ps(x); }
@@ -283,9 +322,13 @@ struct avx2_ops<float> {
     QUOCT_TARGET_AVX2 static unsigned le(vec a, vec b) noexcept {
         return static_cast<unsigned>(_mm256_movemask_ps(_mm256_cmp_ps(a, b, _CMP_LE_OQ)));
     }
+    /// Stores the lanes of v that s selects, in order, at out (a whole register).
+    QUOCT_TARGET_AVX2 static void store_selected(float* out, selection s, vec v) noexcept {
+        _mm256_storeu_ps(out, _mm256_permutevar8x32_ps(v, s));
+    }
 };
 template <>
-struct avx2_ops<double> {
+struct avx2_ops<double> : avx2_lanes<4> {
     using vec = __m256d;
     QUOCT_TARGET_AVX2 static vec load(const double* p) noexcept { return _mm256_loadu_pd(p); }
     QUOCT_TARGET_AVX2 static vec splat(double x) noexcept { return _mm256_set1_pd(x); }
@@ -301,154 +344,57 @@ struct avx2_ops<double> {
     QUOCT_TARGET_AVX2 static unsigned le(vec a, vec b) noexcept {
         return static_cast<unsigned>(_mm256_movemask_pd(_mm256_cmp_pd(a, b, _CMP_LE_OQ)));
     }
+    QUOCT_TARGET_AVX2 static void store_selected(double* out, selection s, vec v) noexcept {
+        // Double lane k is float lanes 2k and 2k + 1.
+        const __m256i pairs = _mm256_add_epi32(
+            _mm256_slli_epi32(_mm256_permutevar8x32_epi32(s, _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3)), 1),
+            _mm256_setr_epi32(0, 1, 0, 1, 0, 1, 0, 1));
+        _mm256_storeu_pd(out, _mm256_castps_pd(_mm256_permutevar8x32_ps(_mm256_castpd_ps(v), pairs)));
+    }
 };
 
-// The lanes of candidates i.. within r2 of p (or their own cr2), and of those within
-// `bound` of the box [lo, hi]: the portable loops' arithmetic, a vector at a time.
-template <class T, std::size_t D>
-QUOCT_TARGET_AVX2 inline unsigned avx2_within(const T* p, const T* const* c, const T* cr2, std::size_t i,
-                                              T r2) noexcept {
-    using V = avx2_ops<T>;
-    typename V::vec s = V::square(V::sub(V::splat(p[0]), V::load(c[0] + i)));
-    for (std::size_t a = 1; a < D; ++a) s = V::add(s, V::square(V::sub(V::splat(p[a]), V::load(c[a] + i))));
-    unsigned in = V::le(s, V::splat(r2));
-    if (cr2 != nullptr) in |= V::le(s, V::load(cr2 + i));
-    return in;
-}
-template <class T, std::size_t D>
-QUOCT_TARGET_AVX2 inline unsigned avx2_near_box(const T* lo, const T* hi, const T* const* c, std::size_t i,
-                                                T bound) noexcept {
-    using V = avx2_ops<T>;
-    typename V::vec s{};
-    for (std::size_t a = 0; a < D; ++a) {
-        const typename V::vec x = V::load(c[a] + i);
-        const typename V::vec g = V::sub(x, V::max(V::splat(lo[a]), V::min(x, V::splat(hi[a]))));
-        s = a == 0 ? V::square(g) : V::add(s, V::square(g));
+/// AVX-512 stores of selected lanes, for Lanes lanes (16, or 8): compressed in a register,
+/// then stored whole (a compressing store is slow on some CPUs).
+template <std::size_t Lanes>
+struct avx512_lanes {
+    static constexpr std::size_t lanes = Lanes;
+    using selection = unsigned;
+    QUOCT_TARGET_AVX512 static unsigned count(unsigned mask) noexcept {
+        return static_cast<unsigned>(_mm_popcnt_u32(mask));
     }
-    return V::le(s, V::splat(bound));
-}
-
-/// Stores i + the positions of mask's set lanes (an 8-bit mask), in order, at out.
-QUOCT_TARGET_AVX2 inline void avx2_store_positions(std::uint32_t* out, unsigned mask, std::size_t i) noexcept {
-    const __m256i shifts = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
-    const __m256i packed = _mm256_set1_epi32(static_cast<int>(compress_lut.packed[mask]));
-    const __m256i lanes_set = _mm256_and_si256(_mm256_srlv_epi32(packed, shifts), _mm256_set1_epi32(15));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out),
-                        _mm256_add_epi32(lanes_set, _mm256_set1_epi32(static_cast<int>(i))));
-}
-
-template <class T, std::size_t D>
-QUOCT_TARGET_AVX2 std::size_t count_avx2(const T* p, const T* const* c, const T* cr2, std::size_t first, std::size_t last,
-                                         T r2) noexcept {
-    constexpr std::size_t lanes = 32 / sizeof(T);
-    std::size_t n = 0;
-    for (std::size_t i = first; i < last; i += lanes)
-        n += static_cast<std::size_t>(_mm_popcnt_u32(avx2_within<T, D>(p, c, cr2, i, r2) & lanes_below(last - i)));
-    return n;
-}
-
-template <class T, std::size_t D>
-QUOCT_TARGET_AVX2 std::size_t hits_avx2(const T* p, const T* const* c, const T* cr2, std::size_t first, std::size_t last, T r2,
-                                        std::uint32_t* out) noexcept {
-    constexpr std::size_t lanes = 32 / sizeof(T);
-    std::size_t n = 0;
-    for (std::size_t i = first; i < last; i += lanes) {
-        const unsigned mask = avx2_within<T, D>(p, c, cr2, i, r2) & lanes_below(last - i);
-        if (mask == 0) continue;
-        avx2_store_positions(out + n, mask, i);
-        n += static_cast<std::size_t>(_mm_popcnt_u32(mask));
+    QUOCT_TARGET_AVX512 static selection select(unsigned mask) noexcept { return mask; }
+    QUOCT_TARGET_AVX512 static void store_positions(std::uint32_t* out, unsigned mask, std::size_t i) noexcept {
+        const __m512i positions = _mm512_add_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                                   _mm512_set1_epi32(static_cast<int>(i)));
+        if constexpr (Lanes == 16)
+            _mm512_storeu_si512(out, _mm512_maskz_compress_epi32(static_cast<__mmask16>(mask), positions));
+        else
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(out),
+                                _mm256_maskz_compress_epi32(static_cast<__mmask8>(mask), _mm512_castsi512_si256(positions)));
     }
-    return n;
-}
-
-template <class T, std::size_t D>
-QUOCT_TARGET_AVX2 std::size_t hit_ids_avx2(const T* p, const T* const* c, const T* cr2, const std::uint32_t* ids, std::size_t first,
-                                           std::size_t last, T r2, bool has_skip, std::uint32_t skip,
-                                           std::uint32_t* out) noexcept {
-    constexpr std::size_t lanes = 32 / sizeof(T);
-    const __m256i shifts = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
-    const __m256i skip_v = _mm256_set1_epi32(static_cast<int>(skip));
-    std::size_t n = 0;
-    for (std::size_t i = first; i < last; i += lanes) {
-        unsigned mask = avx2_within<T, D>(p, c, cr2, i, r2) & lanes_below(last - i);
-        if (mask == 0) continue;
-        // The candidates' ids (8 of them; for doubles the upper 4 are never selected).
-        const __m256i id = lanes == 8 ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ids + i))
-                                      : _mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(ids + i)));
-        if (has_skip)
-            mask &= ~static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(id, skip_v))));
-        const __m256i packed = _mm256_set1_epi32(static_cast<int>(compress_lut.packed[mask & 0xffu]));
-        const __m256i order = _mm256_and_si256(_mm256_srlv_epi32(packed, shifts), _mm256_set1_epi32(15));
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + n), _mm256_permutevar8x32_epi32(id, order));
-        n += static_cast<std::size_t>(_mm_popcnt_u32(mask));
+    QUOCT_TARGET_AVX512 static unsigned drop_id(unsigned mask, const std::uint32_t* ids, std::uint32_t skip) noexcept {
+        if constexpr (Lanes == 16)
+            return mask & _mm512_cmpneq_epi32_mask(_mm512_loadu_si512(ids), _mm512_set1_epi32(static_cast<int>(skip)));
+        else
+            return mask & _mm256_cmpneq_epi32_mask(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(ids)),
+                                                   _mm256_set1_epi32(static_cast<int>(skip)));
     }
-    return n;
-}
-
-template <class T, std::size_t D>
-QUOCT_TARGET_AVX2 std::size_t near_box_avx2(const T* lo, const T* hi, const T* const* c, std::size_t first,
-                                            std::size_t last, T bound, std::uint32_t* out) noexcept {
-    constexpr std::size_t lanes = 32 / sizeof(T);
-    std::size_t n = 0;
-    for (std::size_t i = first; i < last; i += lanes) {
-        const unsigned mask = avx2_near_box<T, D>(lo, hi, c, i, bound) & lanes_below(last - i);
-        avx2_store_positions(out + n, mask, i);
-        n += static_cast<std::size_t>(_mm_popcnt_u32(mask));
+    QUOCT_TARGET_AVX512 static void store_selected_ids(std::uint32_t* out, selection mask,
+                                                       const std::uint32_t* ids) noexcept {
+        if constexpr (Lanes == 16)
+            _mm512_storeu_si512(out, _mm512_maskz_compress_epi32(static_cast<__mmask16>(mask), _mm512_loadu_si512(ids)));
+        else
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(out),
+                                _mm256_maskz_compress_epi32(static_cast<__mmask8>(mask),
+                                                            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ids))));
     }
-    return n;
-}
-
-/// Stores the lanes of v that `order` selects (from avx2_order), in order, at out.
-QUOCT_TARGET_AVX2 inline void avx2_store_selected(float* out, __m256 v, __m256i order) noexcept {
-    _mm256_storeu_ps(out, _mm256_permutevar8x32_ps(v, order));
-}
-QUOCT_TARGET_AVX2 inline void avx2_store_selected(double* out, __m256d v, __m256i order) noexcept {
-    // Double lane k is float lanes 2k and 2k + 1.
-    const __m256i pairs = _mm256_add_epi32(
-        _mm256_slli_epi32(_mm256_permutevar8x32_epi32(order, _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3)), 1),
-        _mm256_setr_epi32(0, 1, 0, 1, 0, 1, 0, 1));
-    _mm256_storeu_pd(out, _mm256_castps_pd(_mm256_permutevar8x32_ps(_mm256_castpd_ps(v), pairs)));
-}
-/// The lanes set in an 8-bit mask, in increasing order, as a permutation vector.
-QUOCT_TARGET_AVX2 inline __m256i avx2_order(unsigned mask) noexcept {
-    const __m256i packed = _mm256_set1_epi32(static_cast<int>(compress_lut.packed[mask & 0xffu]));
-    return _mm256_and_si256(_mm256_srlv_epi32(packed, _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28)),
-                            _mm256_set1_epi32(15));
-}
-
-template <class T, std::size_t D>
-QUOCT_TARGET_AVX2 std::size_t near_box_copy_avx2(const T* lo, const T* hi, const T* const* c, const std::uint32_t* tags,
-                                                 const T* extra, std::size_t first, std::size_t last, T bound,
-                                                 T* const* out_c, std::uint32_t* out_tag, T* out_extra) noexcept {
-    using V = avx2_ops<T>;
-    constexpr std::size_t lanes = 32 / sizeof(T);
-    std::size_t n = 0;
-    for (std::size_t i = first; i < last; i += lanes) {
-        const unsigned mask = avx2_near_box<T, D>(lo, hi, c, i, bound) & lanes_below(last - i);
-        if (mask == 0) continue;
-        const __m256i order = avx2_order(mask);
-        for (std::size_t a = 0; a < D; ++a) avx2_store_selected(out_c[a] + n, V::load(c[a] + i), order);
-        if (extra != nullptr) avx2_store_selected(out_extra + n, V::load(extra + i), order);
-        if (tags != nullptr) {
-            // 8 tags (for doubles the upper 4 are never selected).
-            const __m256i tag = lanes == 8 ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(tags + i))
-                                           : _mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(tags + i)));
-            _mm256_storeu_si256(reinterpret_cast<__m256i*>(out_tag + n), _mm256_permutevar8x32_epi32(tag, order));
-        } else {
-            avx2_store_positions(out_tag + n, mask, i);
-        }
-        n += static_cast<std::size_t>(_mm_popcnt_u32(mask));
-    }
-    return n;
-}
-
-// --- AVX-512: 16 floats or 8 doubles a step ----------------------------------------------
+};
 
 /// The AVX-512 operations on T (as avx2_ops; comparisons give masks).
 template <class T>
 struct avx512_ops;
 template <>
-struct avx512_ops<float> {
+struct avx512_ops<float> : avx512_lanes<16> {
     using vec = __m512;
     QUOCT_TARGET_AVX512 static vec load(const float* p) noexcept { return _mm512_loadu_ps(p); }
     QUOCT_TARGET_AVX512 static vec splat(float x) noexcept { return _mm512_set1_ps(x); }
@@ -462,13 +408,12 @@ struct avx512_ops<float> {
         return s;
     }
     QUOCT_TARGET_AVX512 static unsigned le(vec a, vec b) noexcept { return _mm512_cmp_ps_mask(a, b, _CMP_LE_OQ); }
-    /// Stores the lanes of v set in mask, in order, at out (a whole register is written).
-    QUOCT_TARGET_AVX512 static void store_selected(float* out, unsigned mask, vec v) noexcept {
+    QUOCT_TARGET_AVX512 static void store_selected(float* out, selection mask, vec v) noexcept {
         _mm512_storeu_ps(out, _mm512_maskz_compress_ps(static_cast<__mmask16>(mask), v));
     }
 };
 template <>
-struct avx512_ops<double> {
+struct avx512_ops<double> : avx512_lanes<8> {
     using vec = __m512d;
     QUOCT_TARGET_AVX512 static vec load(const double* p) noexcept { return _mm512_loadu_pd(p); }
     QUOCT_TARGET_AVX512 static vec splat(double x) noexcept { return _mm512_set1_pd(x); }
@@ -482,107 +427,48 @@ struct avx512_ops<double> {
         return s;
     }
     QUOCT_TARGET_AVX512 static unsigned le(vec a, vec b) noexcept { return _mm512_cmp_pd_mask(a, b, _CMP_LE_OQ); }
-    QUOCT_TARGET_AVX512 static void store_selected(double* out, unsigned mask, vec v) noexcept {
+    QUOCT_TARGET_AVX512 static void store_selected(double* out, selection mask, vec v) noexcept {
         _mm512_storeu_pd(out, _mm512_maskz_compress_pd(static_cast<__mmask8>(mask), v));
     }
 };
 
-template <class T, std::size_t D>
-QUOCT_TARGET_AVX512 inline unsigned avx512_within(const T* p, const T* const* c, const T* cr2, std::size_t i,
-                                                  T r2) noexcept {
-    using V = avx512_ops<T>;
-    typename V::vec s = V::square(V::sub(V::splat(p[0]), V::load(c[0] + i)));
-    for (std::size_t a = 1; a < D; ++a) s = V::add(s, V::square(V::sub(V::splat(p[a]), V::load(c[a] + i))));
-    unsigned in = V::le(s, V::splat(r2));
-    if (cr2 != nullptr) in |= V::le(s, V::load(cr2 + i));
-    return in;
-}
-template <class T, std::size_t D>
-QUOCT_TARGET_AVX512 inline unsigned avx512_near_box(const T* lo, const T* hi, const T* const* c, std::size_t i,
-                                                    T bound) noexcept {
-    using V = avx512_ops<T>;
-    typename V::vec s{};
-    for (std::size_t a = 0; a < D; ++a) {
-        const typename V::vec x = V::load(c[a] + i);
-        const typename V::vec g = V::sub(x, V::max(V::splat(lo[a]), V::min(x, V::splat(hi[a]))));
-        s = a == 0 ? V::square(g) : V::add(s, V::square(g));
-    }
-    return V::le(s, V::splat(bound));
-}
+// --- The kernels, once for both levels ------------------------------------------------
+// detail/pair_kernel_loops.ipp writes each kernel once, as a loop over the operations V;
+// it is read twice, into namespace on_avx2 with the AVX2 target and into on_avx512 with
+// the AVX-512 one, so that each copy is compiled for its level alone (and calls the
+// operations of that level inline).
 
-/// Stores i + the positions of mask's set lanes (lanes of them), in order, at out:
-/// compressed in a register, then stored whole (a compressing store is slow on some CPUs).
-template <std::size_t lanes>
-QUOCT_TARGET_AVX512 inline void avx512_store_positions(std::uint32_t* out, unsigned mask, std::size_t i) noexcept {
-    const __m512i positions = _mm512_add_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-                                               _mm512_set1_epi32(static_cast<int>(i)));
-    if constexpr (lanes == 16)
-        _mm512_storeu_si512(out, _mm512_maskz_compress_epi32(static_cast<__mmask16>(mask), positions));
-    else
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out),
-                            _mm256_maskz_compress_epi32(static_cast<__mmask8>(mask), _mm512_castsi512_si256(positions)));
-}
+namespace on_avx2 {
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,popcnt,bmi,bmi2"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx2,popcnt,bmi,bmi2")
+#endif
+#include "pair_kernel_loops.ipp"
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+}  // namespace on_avx2
 
-template <class T, std::size_t D>
-QUOCT_TARGET_AVX512 std::size_t count_avx512(const T* p, const T* const* c, const T* cr2, std::size_t first, std::size_t last,
-                                             T r2) noexcept {
-    constexpr std::size_t lanes = 64 / sizeof(T);
-    std::size_t n = 0;
-    for (std::size_t i = first; i < last; i += lanes)
-        n += static_cast<std::size_t>(_mm_popcnt_u32(avx512_within<T, D>(p, c, cr2, i, r2) & lanes_below(last - i)));
-    return n;
-}
+namespace on_avx512 {
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,popcnt,bmi,bmi2,avx512f,avx512vl,avx512bw,avx512dq"))), \
+                             apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx2,popcnt,bmi,bmi2,avx512f,avx512vl,avx512bw,avx512dq")
+#endif
+#include "pair_kernel_loops.ipp"
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+}  // namespace on_avx512
 
-template <class T, std::size_t D>
-QUOCT_TARGET_AVX512 std::size_t hits_avx512(const T* p, const T* const* c, const T* cr2, std::size_t first, std::size_t last,
-                                            T r2, std::uint32_t* out) noexcept {
-    constexpr std::size_t lanes = 64 / sizeof(T);
-    std::size_t n = 0;
-    for (std::size_t i = first; i < last; i += lanes) {
-        const unsigned mask = avx512_within<T, D>(p, c, cr2, i, r2) & lanes_below(last - i);
-        if (mask == 0) continue;
-        avx512_store_positions<lanes>(out + n, mask, i);
-        n += static_cast<std::size_t>(_mm_popcnt_u32(mask));
-    }
-    return n;
-}
-
-template <class T, std::size_t D>
-QUOCT_TARGET_AVX512 std::size_t hit_ids_avx512(const T* p, const T* const* c, const T* cr2, const std::uint32_t* ids,
-                                               std::size_t first, std::size_t last, T r2, bool has_skip,
-                                               std::uint32_t skip, std::uint32_t* out) noexcept {
-    constexpr std::size_t lanes = 64 / sizeof(T);
-    std::size_t n = 0;
-    for (std::size_t i = first; i < last; i += lanes) {
-        unsigned mask = avx512_within<T, D>(p, c, cr2, i, r2) & lanes_below(last - i);
-        if (mask == 0) continue;
-        if constexpr (lanes == 16) {
-            const __m512i id = _mm512_loadu_si512(ids + i);
-            if (has_skip) mask &= _mm512_cmpneq_epi32_mask(id, _mm512_set1_epi32(static_cast<int>(skip)));
-            _mm512_storeu_si512(out + n, _mm512_maskz_compress_epi32(static_cast<__mmask16>(mask), id));
-        } else {
-            const __m256i id = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ids + i));
-            if (has_skip) mask &= _mm256_cmpneq_epi32_mask(id, _mm256_set1_epi32(static_cast<int>(skip)));
-            _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + n),
-                                _mm256_maskz_compress_epi32(static_cast<__mmask8>(mask), id));
-        }
-        n += static_cast<std::size_t>(_mm_popcnt_u32(mask));
-    }
-    return n;
-}
-
-template <class T, std::size_t D>
-QUOCT_TARGET_AVX512 std::size_t near_box_avx512(const T* lo, const T* hi, const T* const* c, std::size_t first,
-                                                std::size_t last, T bound, std::uint32_t* out) noexcept {
-    constexpr std::size_t lanes = 64 / sizeof(T);
-    std::size_t n = 0;
-    for (std::size_t i = first; i < last; i += lanes) {
-        const unsigned mask = avx512_near_box<T, D>(lo, hi, c, i, bound) & lanes_below(last - i);
-        avx512_store_positions<lanes>(out + n, mask, i);
-        n += static_cast<std::size_t>(_mm_popcnt_u32(mask));
-    }
-    return n;
-}
 // --- Sorting short rows: a bitonic network in 1 to 8 registers of 8 (AVX2) ---------------
 
 /// Sorts n <= 8 R unsigned 32-bit values in place (the same network as the AVX-512 one).
@@ -633,34 +519,6 @@ QUOCT_TARGET_AVX2 void avx2_sort_u32(std::uint32_t* p, std::size_t n) noexcept {
         _mm256_maskstore_epi32(reinterpret_cast<int*>(p + at),
                                _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(here)), lane), v[r]);
     }
-}
-
-template <class T, std::size_t D>
-QUOCT_TARGET_AVX512 std::size_t near_box_copy_avx512(const T* lo, const T* hi, const T* const* c,
-                                                     const std::uint32_t* tags, const T* extra, std::size_t first,
-                                                     std::size_t last, T bound, T* const* out_c,
-                                                     std::uint32_t* out_tag, T* out_extra) noexcept {
-    using V = avx512_ops<T>;
-    constexpr std::size_t lanes = 64 / sizeof(T);
-    std::size_t n = 0;
-    for (std::size_t i = first; i < last; i += lanes) {
-        const unsigned mask = avx512_near_box<T, D>(lo, hi, c, i, bound) & lanes_below(last - i);
-        if (mask == 0) continue;
-        for (std::size_t a = 0; a < D; ++a) V::store_selected(out_c[a] + n, mask, V::load(c[a] + i));
-        if (extra != nullptr) V::store_selected(out_extra + n, mask, V::load(extra + i));
-        if (tags == nullptr) {
-            avx512_store_positions<lanes>(out_tag + n, mask, i);
-        } else if constexpr (lanes == 16) {
-            _mm512_storeu_si512(out_tag + n,
-                                _mm512_maskz_compress_epi32(static_cast<__mmask16>(mask), _mm512_loadu_si512(tags + i)));
-        } else {
-            _mm256_storeu_si256(reinterpret_cast<__m256i*>(out_tag + n),
-                                _mm256_maskz_compress_epi32(static_cast<__mmask8>(mask),
-                                                            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(tags + i))));
-        }
-        n += static_cast<std::size_t>(_mm_popcnt_u32(mask));
-    }
-    return n;
 }
 
 // --- Sorting short rows: a bitonic network in 1, 2 or 4 registers of 16 ---------------
@@ -736,8 +594,8 @@ std::size_t count_within(level l, const T* p, const T* const* c, const T* cr2, s
                          T r2) noexcept {
 #ifdef QUOCT_X86_DISPATCH
     if constexpr (has_vector_kernels<T>) {
-        if (l == level::avx512) return count_avx512<T, D>(p, c, cr2, first, last, r2);
-        if (l == level::avx2) return count_avx2<T, D>(p, c, cr2, first, last, r2);
+        if (l == level::avx512) return on_avx512::count<avx512_ops<T>, T, D>(p, c, cr2, first, last, r2);
+        if (l == level::avx2) return on_avx2::count<avx2_ops<T>, T, D>(p, c, cr2, first, last, r2);
     }
 #endif
     (void)l;
@@ -752,8 +610,8 @@ std::size_t hits_within(level l, const T* p, const T* const* c, const T* cr2, st
                         T r2, std::uint32_t* out) noexcept {
 #ifdef QUOCT_X86_DISPATCH
     if constexpr (has_vector_kernels<T>) {
-        if (l == level::avx512) return hits_avx512<T, D>(p, c, cr2, first, last, r2, out);
-        if (l == level::avx2) return hits_avx2<T, D>(p, c, cr2, first, last, r2, out);
+        if (l == level::avx512) return on_avx512::hits<avx512_ops<T>, T, D>(p, c, cr2, first, last, r2, out);
+        if (l == level::avx2) return on_avx2::hits<avx2_ops<T>, T, D>(p, c, cr2, first, last, r2, out);
     }
 #endif
     (void)l;
@@ -770,8 +628,10 @@ std::size_t hit_ids(level l, const T* p, const T* const* c, const T* cr2, const 
                     std::uint32_t* out) noexcept {
 #ifdef QUOCT_X86_DISPATCH
     if constexpr (has_vector_kernels<T>) {
-        if (l == level::avx512) return hit_ids_avx512<T, D>(p, c, cr2, ids, first, last, r2, has_skip, skip, out);
-        if (l == level::avx2) return hit_ids_avx2<T, D>(p, c, cr2, ids, first, last, r2, has_skip, skip, out);
+        if (l == level::avx512)
+            return on_avx512::hit_ids<avx512_ops<T>, T, D>(p, c, cr2, ids, first, last, r2, has_skip, skip, out);
+        if (l == level::avx2)
+            return on_avx2::hit_ids<avx2_ops<T>, T, D>(p, c, cr2, ids, first, last, r2, has_skip, skip, out);
     }
 #endif
     (void)l;
@@ -815,8 +675,8 @@ std::size_t near_box(level l, const T* lo, const T* hi, const T* const* c, std::
                      T bound, std::uint32_t* out) noexcept {
 #ifdef QUOCT_X86_DISPATCH
     if constexpr (has_vector_kernels<T>) {
-        if (l == level::avx512) return near_box_avx512<T, D>(lo, hi, c, first, last, bound, out);
-        if (l == level::avx2) return near_box_avx2<T, D>(lo, hi, c, first, last, bound, out);
+        if (l == level::avx512) return on_avx512::near_box<avx512_ops<T>, T, D>(lo, hi, c, first, last, bound, out);
+        if (l == level::avx2) return on_avx2::near_box<avx2_ops<T>, T, D>(lo, hi, c, first, last, bound, out);
     }
 #endif
     (void)l;
@@ -835,9 +695,11 @@ std::size_t near_box_copy(level l, const T* lo, const T* hi, const T* const* c, 
 #ifdef QUOCT_X86_DISPATCH
     if constexpr (has_vector_kernels<T>) {
         if (l == level::avx512)
-            return near_box_copy_avx512<T, D>(lo, hi, c, tags, extra, first, last, bound, out_c, out_tag, out_extra);
+            return on_avx512::near_box_copy<avx512_ops<T>, T, D>(lo, hi, c, tags, extra, first, last, bound, out_c,
+                                                                 out_tag, out_extra);
         if (l == level::avx2)
-            return near_box_copy_avx2<T, D>(lo, hi, c, tags, extra, first, last, bound, out_c, out_tag, out_extra);
+            return on_avx2::near_box_copy<avx2_ops<T>, T, D>(lo, hi, c, tags, extra, first, last, bound, out_c,
+                                                             out_tag, out_extra);
     }
 #endif
     (void)l;
