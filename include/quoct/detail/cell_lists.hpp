@@ -336,6 +336,217 @@ struct point_radii {
     T largest = 0;
 };
 
+/// One neighbour_rows search (see there), set up on the grid g: the points sorted into
+/// their cells, the kernels' inputs, and the two passes over the source cells. Holds a
+/// pointer to its own member (the source cells are the target's when self): not copied.
+template <class T, std::size_t D, class SId, class TId>
+class row_search {
+public:
+    row_search(const point_list<T, D, SId>& source, const point_list<T, D, TId>& tl, const grid<D>& g, T r,
+               bool self, const point_radii<T>& radii, unsigned threads)
+        : g_(g), self_(self), variable_(radii.source != nullptr), symmetric_(radii.symmetric), r2_(r * r),
+          level_(kernels::active_level()) {
+        // Radii go with the targets for the symmetric rule, and with the sources (which are
+        // the targets when self) for both rules.
+        target_ = bucket(tl, g, variable_ && (symmetric_ || self) ? radii.target : nullptr, threads);
+        src_ = &source_own_;
+        if constexpr (std::is_same<SId, TId>::value) {
+            if (self) src_ = &target_;
+        }
+        if (src_ == &source_own_) source_own_ = bucket(source, g, variable_ ? radii.source : nullptr, threads);
+        target_.pointers(cols_);
+        // The targets' own squared radii, which pair points under the symmetric rule.
+        target_r2_ = variable_ && symmetric_ ? target_.r2.data() : nullptr;
+        if constexpr (ids32) target_tags_ = target_.ids.data();
+    }
+    row_search(const row_search&) = delete;
+    row_search& operator=(const row_search&) = delete;
+
+    /// Pass 1: the length of every row, at offsets[id + 1].
+    void count_rows(std::vector<std::size_t>& offsets, unsigned threads) const {
+        for_each_chunk(chunks(), threads, [&](std::size_t chunk) {
+            near_cell nc;
+            run_finder<T, D, TId> finder(g_, target_);
+            for (std::size_t c = chunk * cells_per_chunk; c < chunk_end(chunk); ++c) count_cell(c, nc, finder, offsets);
+        });
+    }
+
+    /// Pass 2: every row, sorted, into its place in values (offsets complete).
+    void fill_rows(const std::vector<std::size_t>& offsets, std::vector<TId>& values, unsigned threads) const {
+        for_each_chunk(chunks(), threads, [&](std::size_t chunk) {
+            near_cell nc;
+            std::vector<std::uint32_t> hits;
+            std::vector<TId> row_ids;
+            run_finder<T, D, TId> finder(g_, target_);
+            for (std::size_t c = chunk * cells_per_chunk; c < chunk_end(chunk); ++c)
+                fill_cell(c, nc, finder, hits, row_ids, offsets, values);
+        });
+    }
+
+private:
+    static constexpr bool ids32 = std::is_same<TId, std::uint32_t>::value;
+    static constexpr std::size_t cells_per_chunk = 256;
+
+    // The candidates of one source cell: the target points in the runs around it within r
+    // of the cell's bounding box (every point within r of one of its points is), copied
+    // axis by axis into one range for the kernels.
+    struct near_cell {
+        std::vector<std::pair<std::size_t, std::size_t>> runs;
+        std::vector<T> coords[D];
+        std::vector<std::uint32_t> tags;  // 32-bit ids: candidate h's id; others: its position in target
+        std::vector<TId> ids;             // others: candidate h's id
+        std::vector<T> r2s;               // its radius squared (symmetric radii)
+        const T* cols[D];
+        const T* cand_r2 = nullptr;
+        std::size_t count = 0;
+    };
+
+    const bucketed<T, D, SId>& src() const noexcept { return *src_; }
+    std::size_t cells() const noexcept { return src().keys.size(); }
+    std::size_t chunks() const noexcept { return (cells() + cells_per_chunk - 1) / cells_per_chunk; }
+    std::size_t chunk_end(std::size_t chunk) const noexcept { return std::min(cells(), (chunk + 1) * cells_per_chunk); }
+    // The squared radius of source point k (a position in src).
+    T radius2_at(std::size_t k) const noexcept { return variable_ ? src().r2[k] : r2_; }
+    void point_at(std::size_t k, T (&p)[D]) const noexcept {
+        for (std::size_t a = 0; a < D; ++a) p[a] = src().coords[a][k];
+    }
+    void find_runs(std::size_t c, near_cell& nc, run_finder<T, D, TId>& finder) const {
+        nc.runs.clear();
+        finder.find(src().keys[c], nc.runs);
+    }
+
+    // Pass 1 for the points of source cell c. Counts straight over the runs: gathering the
+    // candidates near the cell's box (as pass 2 does) costs more here than the distance
+    // tests it saves.
+    void count_cell(std::size_t c, near_cell& nc, run_finder<T, D, TId>& finder,
+                    std::vector<std::size_t>& offsets) const {
+        find_runs(c, nc, finder);
+        if (self_ && nc.runs.size() == 1 && nc.runs[0].second - nc.runs[0].first == 1) {
+            // A point alone with nothing in the cells around it (the sparse part of a
+            // splash): its row is empty.
+            offsets[static_cast<std::size_t>(src().ids[src().starts[c]]) + 1] = 0;
+            return;
+        }
+        for (std::size_t k = src().starts[c]; k < src().starts[c + 1]; ++k) {
+            T p[D];
+            point_at(k, p);
+            std::size_t n = 0;
+            for (const auto& run : nc.runs)
+                n += kernels::count_within<T, D>(level_, p, cols_, target_r2_, run.first, run.second, radius2_at(k));
+            // The point itself is among its cell's candidates and a hit (its distance to
+            // itself is 0, the coordinates being finite, and radii are >= 0).
+            if (self_) --n;
+            offsets[static_cast<std::size_t>(src().ids[k]) + 1] = n;
+        }
+    }
+
+    // The candidates of source cell c (its runs found) into nc, NaN-padded for the kernels.
+    void gather(std::size_t c, near_cell& nc) const {
+        T lo[D], hi[D];
+        const std::size_t first = src().starts[c], last = src().starts[c + 1];
+        // The reach of the cell's points: r, the largest radius (symmetric radii), or the
+        // largest radius among them (gather).
+        T reach2 = r2_;
+        if (variable_ && !symmetric_) {
+            reach2 = 0;
+            for (std::size_t k = first; k < last; ++k) reach2 = std::max(reach2, src().r2[k]);
+        }
+        for (std::size_t a = 0; a < D; ++a) {
+            lo[a] = hi[a] = src().coords[a][first];
+            for (std::size_t k = first + 1; k < last; ++k) {
+                lo[a] = std::min(lo[a], src().coords[a][k]);
+                hi[a] = std::max(hi[a], src().coords[a][k]);
+            }
+        }
+        const bool with_r2 = target_r2_ != nullptr;
+        std::size_t room = kernels::lanes_max;
+        for (const auto& run : nc.runs) room += run.second - run.first;
+        for (auto& v : nc.coords)
+            if (v.size() < room) v.resize(room);
+        if (nc.tags.size() < room) nc.tags.resize(room);
+        if (with_r2 && nc.r2s.size() < room) nc.r2s.resize(room);
+        std::size_t m = 0;
+        for (const auto& run : nc.runs) {
+            T* out[D];
+            for (std::size_t a = 0; a < D; ++a) out[a] = nc.coords[a].data() + m;
+            m += kernels::near_box_copy<T, D>(level_, lo, hi, cols_, target_tags_, target_r2_, run.first, run.second,
+                                              reach2, out, nc.tags.data() + m, with_r2 ? nc.r2s.data() + m : nullptr);
+        }
+        pad(nc, m);
+    }
+    // The kernels read whole vectors: NaN past the last of the m candidates is never a hit.
+    void pad(near_cell& nc, std::size_t m) const {
+        constexpr T nan = std::numeric_limits<T>::quiet_NaN();
+        for (std::size_t a = 0; a < D; ++a) {
+            std::fill(nc.coords[a].data() + m, nc.coords[a].data() + m + kernels::lanes_max, nan);
+            nc.cols[a] = nc.coords[a].data();
+        }
+        nc.cand_r2 = nullptr;
+        if (target_r2_ != nullptr) {
+            std::fill(nc.r2s.data() + m, nc.r2s.data() + m + kernels::lanes_max, nan);
+            nc.cand_r2 = nc.r2s.data();
+        }
+        if (!ids32) {
+            nc.ids.resize(m);
+            for (std::size_t h = 0; h < m; ++h) nc.ids[h] = target_.ids[nc.tags[h]];
+        }
+        nc.count = m;
+    }
+
+    // Pass 2 for the points of source cell c: their rows, sorted, into values.
+    void fill_cell(std::size_t c, near_cell& nc, run_finder<T, D, TId>& finder, std::vector<std::uint32_t>& hits,
+                   std::vector<TId>& row_ids, const std::vector<std::size_t>& offsets, std::vector<TId>& values) const {
+        bool rows_here = false;
+        for (std::size_t k = src().starts[c]; k < src().starts[c + 1] && !rows_here; ++k) {
+            const std::size_t i = static_cast<std::size_t>(src().ids[k]);
+            rows_here = offsets[i + 1] != offsets[i];
+        }
+        if (!rows_here) return;  // pass 1 found no neighbour for any point of the cell
+        find_runs(c, nc, finder);
+        gather(c, nc);
+        if (!ids32 && hits.size() < nc.count + kernels::lanes_max)
+            hits.resize(nc.count + kernels::lanes_max);  // positions, for ids other than 32-bit
+        row_ids.resize(nc.count + kernels::lanes_max);  // whole vectors are stored
+        for (std::size_t k = src().starts[c]; k < src().starts[c + 1]; ++k) {
+            T p[D];
+            point_at(k, p);
+            const auto me = static_cast<TId>(src().ids[k]);
+            std::size_t n = 0;
+            if constexpr (ids32) {
+                // The ids straight from the kernel.
+                n = kernels::hit_ids<T, D>(level_, p, nc.cols, nc.cand_r2, nc.tags.data(), 0, nc.count, radius2_at(k),
+                                           self_, me, row_ids.data());
+            } else {
+                const std::size_t h =
+                    kernels::hits_within<T, D>(level_, p, nc.cols, nc.cand_r2, 0, nc.count, radius2_at(k), hits.data());
+                for (std::size_t t = 0; t < h; ++t) {
+                    const TId j = nc.ids[hits[t]];
+                    row_ids[n] = j;
+                    n += (!self_ || j != me) ? 1u : 0u;
+                }
+            }
+            const std::size_t i = static_cast<std::size_t>(src().ids[k]);
+            if (n != offsets[i + 1] - offsets[i])
+                throw std::logic_error("quoct: neighbour lists: a row's two passes disagree");
+            kernels::sort_row(level_, row_ids.data(), row_ids.data() + n);
+            if (n != 0) std::memcpy(values.data() + offsets[i], row_ids.data(), n * sizeof(TId));
+        }
+    }
+
+    const grid<D>& g_;
+    bool self_, variable_, symmetric_;
+    T r2_;
+    kernels::level level_;
+    bucketed<T, D, TId> target_;
+    bucketed<T, D, SId> source_own_;
+    const bucketed<T, D, SId>* src_ = nullptr;
+    const T* cols_[D];
+    const T* target_r2_ = nullptr;
+    // What the candidates carry through the box filter: their ids when 32-bit (read as whole
+    // vectors, so padded), else their positions.
+    const std::uint32_t* target_tags_ = nullptr;
+};
+
 /// Neighbour rows (see the note at the top) of every point of `source` among the points of
 /// `target`: row i (i a source id < rows) the sorted target ids within r (or within the
 /// radii of `radii` when it has any), without i itself when `self` (then source and target
@@ -362,140 +573,16 @@ bool neighbour_rows(const point_list<T, D, SId>& source, const point_list<T, D, 
             bounds.hi[a] = std::max(bounds.hi[a], tb.hi[a]);
         }
     }
-    const bool variable = radii.source != nullptr;
-    if (variable) r = radii.largest;
+    if (radii.source != nullptr) r = radii.largest;
     grid<D> g;
     if (!make_grid(bounds, total, r, g)) return false;
-    // Radii go with the targets for the symmetric rule, and with the sources (which are the
-    // targets when self) for both rules.
-    const bucketed<T, D, TId> target =
-        bucket(tl, g, variable && (radii.symmetric || self) ? radii.target : nullptr, threads);
-    bucketed<T, D, SId> source_own;
-    const bucketed<T, D, SId>* source_cells = &source_own;
-    if constexpr (std::is_same<SId, TId>::value) {
-        if (self) source_cells = &target;
-    }
-    if (source_cells == &source_own) source_own = bucket(source, g, variable ? radii.source : nullptr, threads);
-    const bucketed<T, D, SId>& src = *source_cells;
-
-    const T r2 = r * r;
-    // The squared radius of source point k (a position in src).
-    auto radius2_at = [&](std::size_t k) { return variable ? src.r2[k] : r2; };
-    const kernels::level level = kernels::active_level();
-    const T* cols[D];
-    target.pointers(cols);
-    // The targets' own squared radii, which pair points under the symmetric rule.
-    const T* target_r2 = variable && radii.symmetric ? target.r2.data() : nullptr;
-    // What the candidates carry through the box filter: their ids when 32-bit (read as
-    // whole vectors, so padded), else their positions.
-    const std::uint32_t* target_tags = nullptr;
-    if constexpr (std::is_same<TId, std::uint32_t>::value) target_tags = target.ids.data();
-    const std::size_t cells = src.keys.size();
-    constexpr std::size_t cells_per_chunk = 256;
-    const std::size_t chunks = (cells + cells_per_chunk - 1) / cells_per_chunk;
-
-    // The candidates of one source cell: the target points in the runs around it within r
-    // of the cell's bounding box (every point within r of one of its points is), copied
-    // axis by axis into one range for the kernels.
-    struct near_cell {
-        std::vector<std::pair<std::size_t, std::size_t>> runs;
-        std::vector<T> coords[D];
-        std::vector<std::uint32_t> tags;  // 32-bit ids: candidate h's id; others: its position in target
-        std::vector<TId> ids;             // others: candidate h's id
-        std::vector<T> r2s;               // its radius squared (symmetric radii)
-        const T* cols[D];
-        const T* cand_r2 = nullptr;
-        std::size_t count = 0;
-    };
-    auto find_runs = [&](std::size_t c, near_cell& nc, run_finder<T, D, TId>& finder) {
-        nc.runs.clear();
-        finder.find(src.keys[c], nc.runs);
-    };
-    constexpr bool ids32 = std::is_same<TId, std::uint32_t>::value;
-    const bool with_r2 = target_r2 != nullptr;
-    auto gather = [&](std::size_t c, near_cell& nc) {
-        T lo[D], hi[D];
-        const std::size_t first = src.starts[c], last = src.starts[c + 1];
-        // The reach of the cell's points: r, the largest radius (symmetric radii), or the
-        // largest radius among them (gather).
-        T reach2 = r2;
-        if (variable && !radii.symmetric) {
-            reach2 = 0;
-            for (std::size_t k = first; k < last; ++k) reach2 = std::max(reach2, src.r2[k]);
-        }
-        for (std::size_t a = 0; a < D; ++a) {
-            lo[a] = hi[a] = src.coords[a][first];
-            for (std::size_t k = first + 1; k < last; ++k) {
-                lo[a] = std::min(lo[a], src.coords[a][k]);
-                hi[a] = std::max(hi[a], src.coords[a][k]);
-            }
-        }
-        std::size_t room = kernels::lanes_max;
-        for (const auto& run : nc.runs) room += run.second - run.first;
-        for (auto& v : nc.coords)
-            if (v.size() < room) v.resize(room);
-        if (nc.tags.size() < room) nc.tags.resize(room);
-        if (with_r2 && nc.r2s.size() < room) nc.r2s.resize(room);
-        std::size_t m = 0;
-        for (const auto& run : nc.runs) {
-            T* out[D];
-            for (std::size_t a = 0; a < D; ++a) out[a] = nc.coords[a].data() + m;
-            m += kernels::near_box_copy<T, D>(level, lo, hi, cols, target_tags, target_r2, run.first, run.second,
-                                              reach2, out, nc.tags.data() + m, with_r2 ? nc.r2s.data() + m : nullptr);
-        }
-        // The kernels read whole vectors: NaN past the last candidate is never a hit.
-        constexpr T nan = std::numeric_limits<T>::quiet_NaN();
-        for (std::size_t a = 0; a < D; ++a) {
-            std::fill(nc.coords[a].data() + m, nc.coords[a].data() + m + kernels::lanes_max, nan);
-            nc.cols[a] = nc.coords[a].data();
-        }
-        nc.cand_r2 = nullptr;
-        if (with_r2) {
-            std::fill(nc.r2s.data() + m, nc.r2s.data() + m + kernels::lanes_max, nan);
-            nc.cand_r2 = nc.r2s.data();
-        }
-        if (!ids32) {
-            nc.ids.resize(m);
-            for (std::size_t h = 0; h < m; ++h) nc.ids[h] = target.ids[nc.tags[h]];
-        }
-        nc.count = m;
-    };
-    auto point_at = [&](std::size_t k, T (&p)[D]) {
-        for (std::size_t a = 0; a < D; ++a) p[a] = src.coords[a][k];
-    };
+    const row_search<T, D, SId, TId> search(source, tl, g, r, self, radii, threads);
 
     // The table goes straight into the caller's vectors, whose memory is reused (a
     // simulation asks for the lists of every step into the same table).
     std::vector<std::size_t>& offsets = offsets_out;
     offsets.assign(rows + 1, 0);
-    // Pass 1: the length of every row.
-    for_each_chunk(chunks, threads, [&](std::size_t chunk) {
-        near_cell nc;
-        run_finder<T, D, TId> finder(g, target);
-        const std::size_t c_end = std::min(cells, (chunk + 1) * cells_per_chunk);
-        for (std::size_t c = chunk * cells_per_chunk; c < c_end; ++c) {
-            find_runs(c, nc, finder);
-            if (self && nc.runs.size() == 1 && nc.runs[0].second - nc.runs[0].first == 1) {
-                // A point alone with nothing in the cells around it (the sparse part of a
-                // splash): its row is empty.
-                offsets[static_cast<std::size_t>(src.ids[src.starts[c]]) + 1] = 0;
-                continue;
-            }
-            // Counts straight over the runs: gathering the candidates near the cell's box
-            // (as pass 2 does) costs more here than the distance tests it saves.
-            for (std::size_t k = src.starts[c]; k < src.starts[c + 1]; ++k) {
-                T p[D];
-                point_at(k, p);
-                std::size_t n = 0;
-                for (const auto& run : nc.runs)
-                    n += kernels::count_within<T, D>(level, p, cols, target_r2, run.first, run.second, radius2_at(k));
-                // The point itself is among its cell's candidates and a hit (its distance
-                // to itself is 0, the coordinates being finite, and radii are >= 0).
-                if (self) --n;
-                offsets[static_cast<std::size_t>(src.ids[k]) + 1] = n;
-            }
-        }
-    });
+    search.count_rows(offsets, threads);
     for (std::size_t i = 0; i < rows; ++i) offsets[i + 1] += offsets[i];
     std::vector<TId>& values = values_out;
     if (values.capacity() < offsets[rows]) {
@@ -504,52 +591,7 @@ bool neighbour_rows(const point_list<T, D, SId>& source, const point_list<T, D, 
         advise_huge_pages(values.data(), values.capacity() * sizeof(TId));
     }
     values.resize(offsets[rows]);  // zero-fills only what it did not hold before
-
-    // Pass 2: every row, sorted, into its place.
-    for_each_chunk(chunks, threads, [&](std::size_t chunk) {
-        near_cell nc;
-        std::vector<std::uint32_t> hits;
-        std::vector<TId> row_ids;
-        run_finder<T, D, TId> finder(g, target);
-        const std::size_t c_end = std::min(cells, (chunk + 1) * cells_per_chunk);
-        for (std::size_t c = chunk * cells_per_chunk; c < c_end; ++c) {
-            bool rows_here = false;
-            for (std::size_t k = src.starts[c]; k < src.starts[c + 1] && !rows_here; ++k) {
-                const std::size_t i = static_cast<std::size_t>(src.ids[k]);
-                rows_here = offsets[i + 1] != offsets[i];
-            }
-            if (!rows_here) continue;  // pass 1 found no neighbour for any point of the cell
-            find_runs(c, nc, finder);
-            gather(c, nc);
-            if (!std::is_same<TId, std::uint32_t>::value && hits.size() < nc.count + kernels::lanes_max)
-                hits.resize(nc.count + kernels::lanes_max);  // positions, for ids other than 32-bit
-            row_ids.resize(nc.count + kernels::lanes_max);  // whole vectors are stored
-            for (std::size_t k = src.starts[c]; k < src.starts[c + 1]; ++k) {
-                T p[D];
-                point_at(k, p);
-                const auto me = static_cast<TId>(src.ids[k]);
-                std::size_t n = 0;
-                if constexpr (std::is_same<TId, std::uint32_t>::value) {
-                    // The ids straight from the kernel.
-                    n = kernels::hit_ids<T, D>(level, p, nc.cols, nc.cand_r2, nc.tags.data(), 0, nc.count,
-                                               radius2_at(k), self, me, row_ids.data());
-                } else {
-                    const std::size_t h = kernels::hits_within<T, D>(level, p, nc.cols, nc.cand_r2, 0, nc.count,
-                                                                     radius2_at(k), hits.data());
-                    for (std::size_t t = 0; t < h; ++t) {
-                        const TId j = nc.ids[hits[t]];
-                        row_ids[n] = j;
-                        n += (!self || j != me) ? 1u : 0u;
-                    }
-                }
-                const std::size_t i = static_cast<std::size_t>(src.ids[k]);
-                if (n != offsets[i + 1] - offsets[i])
-                    throw std::logic_error("quoct: neighbour lists: a row's two passes disagree");
-                kernels::sort_row(level, row_ids.data(), row_ids.data() + n);
-                if (n != 0) std::memcpy(values.data() + offsets[i], row_ids.data(), n * sizeof(TId));
-            }
-        }
-    });
+    search.fill_rows(offsets, values, threads);
     return true;
 }
 
