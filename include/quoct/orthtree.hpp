@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "build_options.hpp"
+#include "concepts.hpp"
 #include "detail/bits.hpp"
 #include "detail/callback.hpp"
 #include "detail/file_names.hpp"
@@ -66,12 +67,12 @@ inline std::size_t select_index(bool c, std::size_t a, std::size_t b) noexcept {
 /// to_box(b) = distance_sq(query, b) is no larger than to_point(p) for any p in b, rounding
 /// included (shapes.hpp).
 ///
-/// The nearest-metric protocol (what orthtree::search_nearest reads; docs/concepts.md,
-/// "primitive two"): `T to_point(p)` and `T to_box(b)`, a lower bound of to_point over the
+/// The nearest-metric protocol (what orthtree::search_nearest reads;
+/// docs/extending/nearest-metric.md): `T to_point(p)` and `T to_box(b)`, a lower bound of to_point over the
 /// closed box, required; `origin()`, `in_box(b)` and `ball_in_box(b, bound)`, optional
 /// guides. The others: minkowski_nearest_metric (minkowski.hpp), the periodic ones
 /// (periodic.hpp) and geo's metres metric. A pair search takes a pair metric instead
-/// (detail::euclidean_pair_metric).
+/// (quoct::euclidean_pair_metric).
 template <class T, std::size_t D>
 struct euclidean_nearest_metric {
     point<T, D> query;
@@ -124,6 +125,12 @@ struct has_ball_in_box<Metric, Box, T,
     : std::true_type {};
 
 }  // namespace detail
+
+/// The Euclidean NearestMetric (docs/extending/nearest-metric.md): to_point is
+/// distance_sq(p, query), to_box the squared distance to the closed box, with all three
+/// guides (origin, in_box, ball_in_box). What nearest() runs; a start for a metric of your own.
+template <class T, std::size_t D>
+using euclidean_nearest_metric = detail::euclidean_nearest_metric<T, D>;
 
 /// A 2^D-ary spatial tree over points in D dimensions with scalar T (float or double).
 /// Id is the unsigned integer type of point ids; a point's id is its position in the input.
@@ -261,32 +268,36 @@ public:
     friend class point_queries<orthtree, T, D, Id>;
 
     /// Advanced: the search behind nearest(), for indexes built on this tree (the dynamic,
-    /// periodic and geographic ones) and for merging answers. Calls sink(id, distance) for
-    /// every point whose metric.to_point(point) is <= set.bound() at that moment, each
-    /// point at most once, the leaf nearest the query first, and skips only regions whose
-    /// metric.to_box(box) exceeds set.bound() or that ball_in_box (below) rules out.
-    /// Metric provides `T to_point(const point_type&) const` and `T to_box(const box_type&)
-    /// const`, a lower bound of to_point over the closed box, rounding included; it may
-    /// also provide `origin() const`, returning a point_type or a reference to one (a point near which the nearest
-    /// lie: the search starts at the leaf whose Morton cell holds it, when the tree has
-    /// build_options::nearest_index), `bool in_box(const box_type&) const` (the query lies
-    /// in the box: guides the descent otherwise; neither affects the answer) and `bool ball_in_box(const box_type& b, T bound) const`,
-    /// true only if every point beyond a face of b is farther than bound by to_point (the
-    /// search then stops once the k-ball lies inside a node; see detail::euclidean_nearest_metric).
-    /// Set provides `T bound() const` (a candidate farther than it cannot enter) and `bool
-    /// full() const` (k candidates are kept) (see detail::knn_set, which sink normally
-    /// feeds; docs/concepts.md states the whole protocol).
+    /// periodic and geographic ones), for orders of your own and for merging answers. Calls
+    /// sink(id, value) for every point whose metric.to_point(point) is <= set.bound() at
+    /// that moment, each point at most once, the leaf nearest the query first, and skips
+    /// only regions whose metric.to_box(box) exceeds set.bound() or that the metric's
+    /// ball_in_box rules out. Metric is a NearestMetric (docs/extending/nearest-metric.md:
+    /// `T to_point(const point_type&) const`, `T to_box(const box_type&) const`, a lower
+    /// bound of to_point over the closed box, and optional guides; quoct::euclidean_nearest_metric
+    /// is the one nearest() runs). Set is a ResultSet (docs/extending/result-set.md: `T
+    /// bound() const` and `bool full() const`; quoct::knn_set, which sink normally feeds,
+    /// keeps the best k). Both are checked at compile time (quoct/concepts.hpp).
     /// Throws std::bad_alloc if a tree over 255 deep cannot have room for its path, or a
     /// search over 64 levels deep below one node for its stack (both are on the thread's
     /// stack otherwise), and passes on what sink throws.
     template <class Metric, class Set, class Sink>
     void search_nearest(const Metric& metric, const Set& set, Sink&& sink) const {
-        const auto by_id = [&](Id position, T d) { sink(ids_[position], d); };
-        if (lazy_) checked_call([&] { find_nearest<false, true>(metric, set, by_id); });
-        else find_nearest<false, false>(metric, set, by_id);
+        static_assert(is_nearest_metric_v<Metric, T, D>,
+                      "quoct: search_nearest's Metric must be a NearestMetric, which needs T to_point(const point_type&) "
+                      "const and T to_box(const box_type&) const (docs/extending/nearest-metric.md)");
+        static_assert(is_result_set_v<Set, T>,
+                      "quoct: search_nearest's Set must be a ResultSet, which needs T bound() const and bool full() const "
+                      "(docs/extending/result-set.md)");
+        if constexpr (is_nearest_metric_v<Metric, T, D> && is_result_set_v<Set, T>) {  // (one error, not a cascade)
+            const auto by_id = [&](Id position, T d) { sink(ids_[position], d); };
+            if (lazy_) checked_call([&] { find_nearest<false, true>(metric, set, by_id); });
+            else find_nearest<false, false>(metric, set, by_id);
+        }
     }
 
-    /// Advanced: queries with a shape of your own (a polygon, a periodic ball, ...). Shape
+    /// Advanced: queries with a shape of your own (a polygon, a periodic ball, ...): a
+    /// Shape (docs/extending/shape.md, checked at compile time by quoct/concepts.hpp)
     /// provides `quoct::relation classify(const box_type& b) const`, which must say outside
     /// only if no point of the closed box b is in the shape and inside only if every point
     /// of it is, and `bool contains(const point_type& p) const`, the membership predicate.
@@ -294,17 +305,28 @@ public:
     /// as query(), count() and visit(); the shape is not validated.
     template <class Shape>
     void query_shape(const Shape& shape, std::vector<Id>& out) const {
-        collect(shape, out);
+        static_assert(is_shape_v<Shape, T, D>,
+                      "quoct: a Shape needs quoct::relation classify(const box_type&) const and "
+                      "bool contains(const point_type&) const (docs/extending/shape.md)");
+        if constexpr (is_shape_v<Shape, T, D>) collect(shape, out);
     }
     /// Advanced: count() for a shape of your own (see query_shape).
     template <class Shape>
     std::size_t count_shape(const Shape& shape) const {
-        return count_in(shape);
+        static_assert(is_shape_v<Shape, T, D>,
+                      "quoct: a Shape needs quoct::relation classify(const box_type&) const and "
+                      "bool contains(const point_type&) const (docs/extending/shape.md)");
+        if constexpr (is_shape_v<Shape, T, D>) return count_in(shape);
+        else return 0;
     }
     /// Advanced: visit() for a shape of your own (see query_shape).
     template <class Shape, class F>
     bool visit_shape(const Shape& shape, F&& f) const {
-        return visit_in(shape, f);
+        static_assert(is_shape_v<Shape, T, D>,
+                      "quoct: a Shape needs quoct::relation classify(const box_type&) const and "
+                      "bool contains(const point_type&) const (docs/extending/shape.md)");
+        if constexpr (is_shape_v<Shape, T, D>) return visit_in(shape, f);
+        else return false;
     }
 
 private:

@@ -58,9 +58,22 @@
 #include "detail/validate.hpp"
 #include "shapes.hpp"
 #include "parallel.hpp"
+#include "concepts.hpp"
 
 namespace quoct {
 namespace detail {
+
+/// The index's PairMetric (metric_of), checked: an index's metric() must be one.
+template <class Index>
+auto pair_metric_of(const Index& index) {
+    using T = typename Index::scalar_type;
+    constexpr std::size_t D = Index::dimension;
+    static_assert(is_pair_metric_v<decltype(metric_of(index)), Index, T, D>,
+                  "quoct: an index's metric() must be a PairMetric, which needs T distance_sq(a, b) const, T "
+                  "axis_distance(axis, x, y) const, quoct::wide<T> wide_axis_distance(axis, x, y) const and bool "
+                  "visit_near(index, region, r, f) const (docs/extending/pair-metric.md)");
+    return metric_of(index);
+}
 
 /// The points of an index in its enumeration order (Morton order), with their ids, cut into blocks.
 template <class T, std::size_t D, class Id>
@@ -308,7 +321,7 @@ csr<typename Target::id_type> rows_within(const Source& source, const Target& ta
     constexpr std::size_t D = Source::dimension;
     using TId = typename Target::id_type;
     check_pair_radius(r);
-    const auto metric = metric_of(target);
+    const auto metric = pair_metric_of(target);
     // Euclidean float or double with a plain radius, on a CPU with vector kernels: the cell
     // engine (detail/cell_lists.hpp). Without them the blocks below are faster (measured:
     // the portable loops leave the cell engine at 1.3x the blocks' time).
@@ -378,7 +391,7 @@ bool for_each_pair_within(const Index& index, typename Index::scalar_type r, F&&
     using Id = typename Index::id_type;
     detail::check_pair_radius(r);
     const auto o = detail::order_points(index, r);
-    const auto metric = detail::metric_of(index);
+    const auto metric = detail::pair_metric_of(index);
     detail::candidates<T, D, Id> cand;
     for (std::size_t bl = 0; bl + 1 < o.block_starts.size(); ++bl) {
         const bool went_on = detail::block_neighbors<true>(
@@ -403,7 +416,7 @@ bool for_each_pair_within(const IndexA& a, const IndexB& b, typename IndexA::sca
     using IdB = typename IndexB::id_type;
     detail::check_pair_radius(r);
     const auto o = detail::order_points(a, r);
-    const auto metric = detail::metric_of(b);
+    const auto metric = detail::pair_metric_of(b);
     detail::candidates<T, D, IdB> cand;
     for (std::size_t bl = 0; bl + 1 < o.block_starts.size(); ++bl) {
         const bool went_on = detail::block_neighbors(
@@ -671,7 +684,7 @@ std::vector<std::pair<typename Index::id_type, typename Index::id_type>> pairs_w
     using pair_type = std::pair<Id, Id>;
     detail::check_pair_radius(r);
     const auto o = detail::order_points(index, r);
-    const auto metric = detail::metric_of(index);
+    const auto metric = detail::pair_metric_of(index);
     // Each pair found once (the half search of for_each_pair_within: half the distances
     // of a search per point), as (smaller id, larger id), chunk by chunk of blocks.
     const std::size_t blocks = o.block_starts.size() - 1;

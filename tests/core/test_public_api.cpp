@@ -54,7 +54,7 @@ std::size_t exercise(const Index& index) {
     std::size_t n = 0;
     index.visit(s, [&](typename Index::id_type, const quoct::point<T, D>&) { ++n; });
     index.visit(b, [&](typename Index::id_type, const quoct::point<T, D>&) { return true; });
-    const quoct::detail::ball_query<T, D> shape(s);
+    const quoct::ball_query<T, D> shape(s);
     std::vector<typename Index::id_type> ids;
     index.query_shape(shape, ids);
     n += index.count_shape(shape);
@@ -89,7 +89,7 @@ TEST_CASE("every public class's member templates compile and run", "[api]") {
     moving.move(id, {{0.5, 0.5, 0.5}});
     CHECK(moving.contains(id));
     CHECK(moving.erase(id));
-    torus.visit_shape(quoct::detail::ball_query<double, 3>(quoct::ball<double, 3>{{{0, 0, 0}}, 1}),
+    torus.visit_shape(quoct::ball_query<double, 3>(quoct::ball<double, 3>{{{0, 0, 0}}, 1}),
                       [](std::uint32_t, const quoct::point<double, 3>&) {});
     // Box queries under the period: [1.5, 2) and [0, 0.5] on axis 0 hold the point at 0.
     const quoct::box<double, 3> across{{{1.5, 0, 0}}, {{0.5, 2, 2}}};
@@ -104,7 +104,7 @@ TEST_CASE("every public class's member templates compile and run", "[api]") {
         bool full() const { return false; }
     };
     std::size_t offered = 0;
-    torus.search_nearest(quoct::detail::euclidean_nearest_metric<double, 3>{{{0, 0, 0}}}, everything{},
+    torus.search_nearest(quoct::euclidean_nearest_metric<double, 3>{{{0, 0, 0}}}, everything{},
                          [&](std::uint32_t, double) { ++offered; });
     CHECK(offered == torus.size());
 
