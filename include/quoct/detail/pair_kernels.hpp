@@ -438,35 +438,27 @@ struct avx512_ops<double> : avx512_lanes<8> {
 // the AVX-512 one, so that each copy is compiled for its level alone (and calls the
 // operations of that level inline).
 
+// Compiles the functions defined between QUOCT_BEGIN_TARGET(t) and QUOCT_END_TARGET for
+// the target t (GCC's target pragma, Clang's attribute pragma).
+#define QUOCT_PRAGMA(x) _Pragma(#x)
+#if defined(__clang__)
+#define QUOCT_BEGIN_TARGET(t) QUOCT_PRAGMA(clang attribute push(__attribute__((target(t))), apply_to = function))
+#define QUOCT_END_TARGET QUOCT_PRAGMA(clang attribute pop)
+#else
+#define QUOCT_BEGIN_TARGET(t) QUOCT_PRAGMA(GCC push_options) QUOCT_PRAGMA(GCC target(t))
+#define QUOCT_END_TARGET QUOCT_PRAGMA(GCC pop_options)
+#endif
+
 namespace on_avx2 {
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2,popcnt,bmi,bmi2"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2,popcnt,bmi,bmi2")
-#endif
+QUOCT_BEGIN_TARGET("avx2,popcnt,bmi,bmi2")
 #include "pair_kernel_loops.ipp"
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+QUOCT_END_TARGET
 }  // namespace on_avx2
 
 namespace on_avx512 {
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2,popcnt,bmi,bmi2,avx512f,avx512vl,avx512bw,avx512dq"))), \
-                             apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2,popcnt,bmi,bmi2,avx512f,avx512vl,avx512bw,avx512dq")
-#endif
+QUOCT_BEGIN_TARGET("avx2,popcnt,bmi,bmi2,avx512f,avx512vl,avx512bw,avx512dq")
 #include "pair_kernel_loops.ipp"
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+QUOCT_END_TARGET
 }  // namespace on_avx512
 
 // --- Sorting short rows: a bitonic network in 1 to 8 registers of 8 (AVX2) ---------------
