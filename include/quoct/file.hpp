@@ -896,8 +896,7 @@ Index view_bytes(const void* data, std::size_t size, std::shared_ptr<const void>
 /// whatever the file's size, and the searches check every node and block they reach as they
 /// reach it, so that a damaged file can neither make a query read outside it nor give an
 /// answer from damaged bytes: the query throws file_error (see open_options, which also
-/// offers checking everything at open, and docs/file-format.md). Version 1 files have no
-/// block checksums: their structure is checked at open. The file must not be modified while
+/// offers checking everything at open, and docs/file-format.md). The file must not be modified while
 /// open (save() replaces it with a new file, which is safe). Where mmap is not available,
 /// reads the file as load() does. A dynamic_orthtree (or a periodic index over one), which
 /// changes after it is read, is loaded, as load() does. Throws as load().

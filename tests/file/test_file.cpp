@@ -320,6 +320,32 @@ TEST_CASE("file: view_bytes reads an index in memory without copying it", "[file
     if (odd) CHECK_THROWS_WITH((quoct::view_bytes<quoct::quadtree<double>>(shifted.data() + 1, bytes.size())), Contains("not 8-byte aligned"));
 }
 
+TEST_CASE("file: view_bytes with no keep reads bytes the caller keeps alive", "[file][regression]") {
+    // keep may be null: the caller keeps the bytes. The index's views must stay views (not
+    // be taken for owned arrays, which a move or copy would lose) and answer as the saved
+    // tree, its copies too.
+    const auto pts = uniform_points<double, 3>(5000, 83);
+    const quoct::octree<double> t(pts);
+    const auto bytes = quoct::to_bytes(t);
+    std::vector<std::uint64_t> aligned((bytes.size() + 8) / 8);
+    std::copy(bytes.begin(), bytes.end(), reinterpret_cast<unsigned char*>(aligned.data()));
+    for (const bool verify : {false, true}) {
+        quoct::open_options o;
+        o.verify = verify;
+        const auto v = quoct::view_bytes<quoct::octree<double>>(aligned.data(), bytes.size(), nullptr, o);
+        const auto copy = v;
+        quoct::octree<double> moved = std::move(quoct::octree<double>(v));
+        for (int q = 0; q < 20; ++q) {
+            const quoct::ball<double, 3> s{pts[static_cast<std::size_t>(q) * 211], 12.0};
+            const auto want = brute_ball(pts, s);
+            CHECK(sorted(v.query(s)) == want);
+            CHECK(sorted(copy.query(s)) == want);
+            CHECK(sorted(moved.query(s)) == want);
+        }
+        CHECK(v.memory_bytes() == copy.memory_bytes());
+    }
+}
+
 TEST_CASE("file: a mapped tree outlives its file's replacement and removal", "[file]") {
     scratch_dir dir;
     const auto pts = uniform_points<double, 3>(5000, 11);
@@ -792,7 +818,7 @@ TEST_CASE("file: the geographic index", "[file][geo]") {
     CHECK_THROWS_WITH(quoct::load<quoct::octree<double>>(path), Contains("holds geo::index<uint32>"));
 }
 
-TEST_CASE("file: periodic indexes", "[file][sim]") {
+TEST_CASE("file: periodic indexes", "[file][periodic]") {
     scratch_dir dir;
     quoct::periodic_domain<double, 3> domain;
     domain.length = {10.0, 10.0, 0.0};

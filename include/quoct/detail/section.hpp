@@ -24,8 +24,8 @@ class section {
 
 public:
     section() = default;
-    section(const section& o) : own_(o.own_), keep_(o.keep_) { adopt(o); }
-    section(section&& o) noexcept : own_(std::move(o.own_)), keep_(std::move(o.keep_)) {
+    section(const section& o) : own_(o.own_), keep_(o.keep_), viewed_(o.viewed_) { adopt(o); }
+    section(section&& o) noexcept : own_(std::move(o.own_)), keep_(std::move(o.keep_)), viewed_(o.viewed_) {
         adopt(o);
         o.data_ = nullptr;
         o.size_ = 0;
@@ -41,6 +41,7 @@ public:
         if (this != &o) {
             own_ = std::move(o.own_);
             keep_ = std::move(o.keep_);
+            viewed_ = o.viewed_;
             adopt(o);
             o.data_ = nullptr;
             o.size_ = 0;
@@ -55,12 +56,14 @@ public:
         s.sync();
         return s;
     }
-    /// A read-only view of n values at p, valid while `keep` lives.
+    /// A read-only view of n values at p, valid while `keep` lives (or, when keep is null,
+    /// while whoever made the view keeps the values).
     static section view(const U* p, std::size_t n, std::shared_ptr<const void> keep) {
         section s;
         s.data_ = p;
         s.size_ = n;
         s.keep_ = std::move(keep);
+        s.viewed_ = true;
         return s;
     }
 
@@ -72,7 +75,7 @@ public:
     const U* end() const noexcept { return data_ + size_; }
     const U& back() const noexcept { return data_[size_ - 1]; }
     /// True when this section owns its values (the builder may write them).
-    bool owned() const noexcept { return keep_ == nullptr; }
+    bool owned() const noexcept { return !viewed_; }
     /// Bytes the values take, owned (with spare capacity) or viewed.
     std::size_t memory_bytes() const noexcept { return (owned() ? own_.capacity() : size_) * sizeof(U); }
 
@@ -100,7 +103,8 @@ private:
     raw_vector<U> own_;
     const U* data_ = nullptr;
     std::size_t size_ = 0;
-    std::shared_ptr<const void> keep_;  // what keeps a view's bytes alive; null when owned
+    std::shared_ptr<const void> keep_;  // what keeps a view's bytes alive (null when owned, or
+    bool viewed_ = false;               // a view whose bytes its maker keeps)
 };
 
 }  // namespace detail
