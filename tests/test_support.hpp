@@ -1,11 +1,14 @@
 // quoct tests: shared helpers. Configurations for TEMPLATE_LIST_TEST_CASE, a portable
 // random source, data generators (synthetic and the real files in data/), brute-force
-// oracles built on the geometry kernel's predicates, Boost.Geometry conversions, and
-// order-free comparison that explains a mismatch in one line.
+// oracles built on the geometry kernel's predicates, Boost.Geometry conversions,
+// order-free comparison that explains a mismatch in one line, and one check of radius
+// results with distances made of Catch assertions (check_within).
 #ifndef QUOCT_TESTS_TEST_SUPPORT_HPP
 #define QUOCT_TESTS_TEST_SUPPORT_HPP
 
 #include <quoct/quoct.hpp>
+
+#include <catch2/catch.hpp>
 
 // Boost 1.74's algorithms include a header it has since deprecated; its #pragma message is noise.
 #ifndef BOOST_ALLOW_DEPRECATED_HEADERS
@@ -648,6 +651,24 @@ std::vector<quoct::box<T, D>> make_boxes(const points<T, D>& pts, std::size_t co
     return out;
 }
 
+/// The points as one flat array of coordinates, D per point (the flat `const T*` input).
+template <class T, std::size_t D>
+std::vector<T> flatten(const points<T, D>& pts) {
+    std::vector<T> flat;
+    for (const auto& p : pts)
+        for (std::size_t a = 0; a < D; ++a) flat.push_back(p[a]);
+    return flat;
+}
+
+/// The points as std::array (the std::array input).
+template <class T, std::size_t D>
+std::vector<std::array<T, D>> as_arrays(const points<T, D>& pts) {
+    std::vector<std::array<T, D>> out(pts.size());
+    for (std::size_t i = 0; i < pts.size(); ++i)
+        for (std::size_t a = 0; a < D; ++a) out[i][a] = pts[i][a];
+    return out;
+}
+
 // --- brute-force oracles ----------------------------------------------------------------
 
 /// Ids (ascending) of the points in the closed ball, by the kernel's membership predicate.
@@ -698,6 +719,41 @@ std::vector<quoct::neighbor<T, Id>> brute_nearest(const points<T, D>& pts, const
     for (std::size_t i = 0; i < k; ++i) out[i] = {all[i].id, quoct::detail::wide_value(all[i].d)};
     return out;
 }
+
+/// Brute force with distances, by the ball predicate, sorted by (distance_sq, id).
+template <class T, std::size_t D, class Dist>
+std::vector<quoct::neighbor<T, std::uint32_t>> brute_within(const points<T, D>& pts, const quoct::ball<T, D>& s,
+                                                            Dist dist, const std::vector<bool>* live = nullptr) {
+    std::vector<quoct::neighbor<T, std::uint32_t>> out;
+    const T r_sq = s.radius * s.radius;
+    for (std::size_t i = 0; i < pts.size(); ++i) {
+        if (live && !(*live)[i]) continue;
+        const T d = dist(pts[i], s.center);
+        if (d <= r_sq) out.push_back({static_cast<std::uint32_t>(i), d});
+    }
+    quoct::detail::order_results(out, quoct::result_order::nearest_first);
+    return out;
+}
+
+/// The order of nearest answers: by distance_sq, ties by smaller id.
+template <class T, class Id>
+bool nb_before(const quoct::neighbor<T, Id>& x, const quoct::neighbor<T, Id>& y) {
+    return x.distance_sq < y.distance_sq || (x.distance_sq == y.distance_sq && x.id < y.id);
+}
+
+/// The first min(k, n) of all (id, distance) pairs with distance <= limit, by (distance, id).
+template <class T, class Id = std::uint32_t>
+std::vector<quoct::neighbor<T, Id>> first_k(std::vector<quoct::neighbor<T, Id>> all, std::size_t k, T limit) {
+    all.erase(std::remove_if(all.begin(), all.end(), [&](const auto& n) { return !(n.distance_sq <= limit); }),
+              all.end());
+    std::sort(all.begin(), all.end(), nb_before<T, Id>);
+    if (all.size() > k) all.resize(k);
+    return all;
+}
+
+/// The k of the nearest tests: small ones, each side of 32 (knn_set's switch from a sorted
+/// array to a heap) and more than most data sets hold.
+inline constexpr std::size_t ks[] = {1, 2, 5, 10, 31, 32, 33, 64, 200, 5000};
 
 // --- comparison --------------------------------------------------------------------------
 
@@ -791,6 +847,26 @@ std::string str(const quoct::ball<T, D>& s) {
     r.precision(std::numeric_limits<T>::max_digits10);
     r << "ball{" << str(s.center) << ", r=" << s.radius << "}";
     return r.str();
+}
+
+// --- checks (Catch assertions) -----------------------------------------------------------
+
+/// Checks one radius-with-distances answer against brute_within: sorted, equal exactly;
+/// unsorted, the same set once sorted, and the same ids as query().
+template <class Index, class T, std::size_t D, class Dist>
+void check_within(const Index& index, const points<T, D>& pts, const quoct::ball<T, D>& s, Dist dist,
+                  const std::vector<bool>* live = nullptr) {
+    INFO("ball " << str(s));
+    const auto want = brute_within(pts, s, dist, live);
+    const auto sorted_got = index.query_with_distances(s, quoct::result_order::nearest_first);
+    CHECK(neighbor_diff(sorted_got, want) == "");
+    std::vector<quoct::neighbor<T, std::uint32_t>> any;
+    index.query(s, any);
+    std::vector<std::uint32_t> any_ids;
+    for (const auto& n : any) any_ids.push_back(n.id);
+    CHECK(id_diff(sorted(any_ids), sorted(index.query(s))) == "");
+    quoct::detail::order_results(any, quoct::result_order::nearest_first);
+    CHECK(neighbor_diff(any, want) == "");
 }
 
 // --- Boost.Geometry, as an independent reference -----------------------------------------

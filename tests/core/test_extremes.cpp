@@ -1,16 +1,15 @@
 // The ball predicate at the ends of the floating-point range: squares that overflow or
-// underflow T, checked against an exact oracle. The oracle computes with big-integer
-// dyadic numbers (boost::multiprecision::cpp_int mantissas), rounding each difference,
-// square and sum to T's precision, ties to even, with an unbounded exponent: the rule of
-// shapes.hpp, written a second time in a way that shares nothing with the library's.
+// underflow T, checked against an exact oracle (test_exact_support.hpp: big-integer dyadic
+// numbers, each operation rounded to T's precision, the rule of shapes.hpp written a second
+// time in a way that shares nothing with the library's), for the predicate alone and for the
+// tree's queries, pair searches and k nearest.
+#include "test_exact_support.hpp"
 #include "test_support.hpp"
 
 #include <quoct/detail/rounding.hpp>
 #include <quoct/dynamic.hpp>
 #include <quoct/pairs.hpp>
-#include <quoct/periodic.hpp>
 
-#include <boost/multiprecision/cpp_int.hpp>
 #include <catch2/catch.hpp>
 
 namespace test_extremes {  // this file's own: the test files build in unity batches (tests/CMakeLists.txt)
@@ -18,76 +17,7 @@ namespace test_extremes {  // this file's own: the test files build in unity bat
 namespace {
 
 using namespace quoct_test;
-using big = boost::multiprecision::cpp_int;
-
-/// m * 2^e, exactly.
-struct dyadic {
-    big m;
-    long e = 0;
-};
-
-template <class T>
-dyadic exact(T x) {
-    if (!std::isfinite(x)) throw std::logic_error("the oracle takes finite values only");
-    if (x == 0) return {};
-    int k = 0;
-    const T f = std::frexp(x, &k);  // x = f 2^k, 0.5 <= |f| < 1
-    constexpr int p = std::numeric_limits<T>::digits;
-    const auto m = static_cast<long long>(std::ldexp(f, p));  // exact: f has p bits
-    return {big(m), static_cast<long>(k) - p};
-}
-
-dyadic align_add(const dyadic& a, const dyadic& b, bool subtract) {
-    if (a.m == 0) return subtract ? dyadic{-b.m, b.e} : b;
-    if (b.m == 0) return a;
-    const long e = std::min(a.e, b.e);
-    const big x = a.m << static_cast<unsigned>(a.e - e);
-    const big y = b.m << static_cast<unsigned>(b.e - e);
-    return {subtract ? big(x - y) : big(x + y), e};
-}
-
-dyadic times(const dyadic& a, const dyadic& b) { return {a.m * b.m, a.e + b.e}; }
-
-/// Rounded to p significant bits, ties to even, with no bound on the exponent.
-dyadic round_to(dyadic v, int p) {
-    if (v.m == 0) return {};
-    const bool negative = v.m < 0;
-    big mag = negative ? big(-v.m) : v.m;
-    const long bits = static_cast<long>(boost::multiprecision::msb(mag)) + 1;
-    if (bits > p) {
-        const auto shift = static_cast<unsigned>(bits - p);
-        const big rest = mag & ((big(1) << shift) - 1);
-        const big half = big(1) << (shift - 1);
-        mag >>= shift;
-        if (rest > half || (rest == half && (mag & 1) != 0)) ++mag;
-        v.e += static_cast<long>(shift);
-    }
-    return {negative ? big(-mag) : mag, v.e};
-}
-
-bool less_equal(const dyadic& a, const dyadic& b) { return align_add(a, b, true).m <= 0; }
-
-/// The oracle's distance_sq: the sum of the squares of offset(a), every operation rounded
-/// to T's precision.
-template <class T, std::size_t D, class Offset>
-dyadic oracle_sum(Offset offset) {
-    constexpr int p = std::numeric_limits<T>::digits;
-    dyadic s;
-    for (std::size_t a = 0; a < D; ++a) {
-        const dyadic d = offset(a);
-        const dyadic sq = round_to(times(d, d), p);
-        s = a == 0 ? sq : round_to(align_add(s, sq, false), p);
-    }
-    return s;
-}
-
-/// The oracle: distance_sq(p, c) <= r * r with every operation rounded to T's precision.
-template <class T, std::size_t D, class Offset>
-bool oracle_within(Offset offset, T r) {
-    if (std::isinf(r)) return true;
-    const dyadic rr = round_to(times(exact(r), exact(r)), std::numeric_limits<T>::digits);
-    return less_equal(oracle_sum<T, D>(offset), rr);
-}
+using namespace quoct_test::exact_oracle;
 
 template <class T, std::size_t D>
 dyadic oracle_distance(const quoct::point<T, D>& c, const quoct::point<T, D>& q) {
@@ -102,12 +32,6 @@ bool oracle_contains(const quoct::point<T, D>& c, T r, const quoct::point<T, D>&
         [&](std::size_t a) { return round_to(align_add(exact(q[a]), exact(c[a]), true), p); }, r);
 }
 
-/// The order of nearest answers on the oracle's (distance, id) pairs.
-bool oracle_before(const std::pair<dyadic, std::uint32_t>& x, const std::pair<dyadic, std::uint32_t>& y) {
-    const bool xy = less_equal(x.first, y.first), yx = less_equal(y.first, x.first);
-    return xy != yx ? xy : x.second < y.second;
-}
-
 /// The oracle's k nearest of pts to c within r: ids by (distance, id).
 template <class T, std::size_t D>
 std::vector<std::uint32_t> oracle_nearest(const points<T, D>& pts, const quoct::point<T, D>& c, std::size_t k, T r) {
@@ -118,30 +42,6 @@ std::vector<std::uint32_t> oracle_nearest(const points<T, D>& pts, const quoct::
     std::vector<std::uint32_t> ids;
     for (std::size_t i = 0; i < std::min(k, all.size()); ++i) ids.push_back(all[i].second);
     return ids;
-}
-
-/// A value at any scale of T: a small odd or even integer times a power of two between
-/// the subnormals and the top of the range, or one of the edge values themselves.
-template <class T>
-T extreme_value(rng& g) {
-    using lim = std::numeric_limits<T>;
-    switch (g.below(8)) {
-        case 0: return T(0);
-        case 1: return lim::denorm_min() * T(g.integer(1, 40));
-        case 2: return lim::max() / T(g.integer(1, 8));
-        case 3: return std::sqrt(lim::max()) * T(g.integer(1, 6)) / T(2);
-        case 4: return std::sqrt(lim::denorm_min()) * T(g.integer(1, 6));
-        default: {
-            const int lo = lim::min_exponent - lim::digits, hi = lim::max_exponent - 5;
-            return std::ldexp(T(g.integer(1, 31)), static_cast<int>(g.integer(lo, hi)));
-        }
-    }
-}
-
-template <class T>
-T signed_extreme(rng& g) {
-    const T v = extreme_value<T>(g);
-    return g.coin() ? -v : v;
 }
 
 /// A point near c at an extreme offset (mostly): c plus an extreme value on some axes.
@@ -312,57 +212,6 @@ TEMPLATE_LIST_TEST_CASE("extremes: tree queries and pair searches equal the exac
             std::sort(got.begin(), got.end());
             INFO("set " << set << " pair radius " << r);
             REQUIRE(got == want);
-        }
-    }
-}
-
-TEMPLATE_TEST_CASE("extremes: periodic balls with huge and tiny periods follow the exact rule", "[extremes][periodic]",
-                   float, double) {
-    using T = TestType;
-    constexpr std::size_t D = 2;
-    constexpr int p = std::numeric_limits<T>::digits;
-    rng g(37);
-    for (const T length : {std::numeric_limits<T>::max() / 2, std::sqrt(std::numeric_limits<T>::max()) * 4,
-                           std::numeric_limits<T>::denorm_min() * 64, T(1)}) {
-        const quoct::periodic_domain<T, D> domain{{length, T(0)}};  // axis 1 does not wrap
-        points<T, D> pts;
-        for (int i = 0; i < 200; ++i) {
-            quoct::point<T, D> q;
-            q[0] = std::ldexp(T(g.below(1 << 12)), -12) * length;
-            q[0] = q[0] < length ? q[0] : T(0);
-            q[1] = signed_extreme<T>(g);
-            pts.push_back(q);
-        }
-        const quoct::periodic_orthtree<T, D> index(domain, pts, quoct::build_options{4});
-        for (int q = 0; q < 40; ++q) {
-            const quoct::point<T, D> c = pts[g.below(pts.size())];
-            const T r = extreme_value<T>(g);
-            std::vector<std::uint32_t> want;
-            for (std::size_t i = 0; i < pts.size(); ++i) {
-                const bool in = oracle_within<T, D>(
-                    [&](std::size_t a) {
-                        if (a == 0) return exact(domain.axis_distance(0, pts[i][0], c[0]));
-                        return round_to(align_add(exact(pts[i][1]), exact(c[1]), true), p);
-                    },
-                    r);
-                if (in) want.push_back(static_cast<std::uint32_t>(i));
-            }
-            INFO("length " << length << " query " << q << " r " << r);
-            REQUIRE(id_diff(index.query(quoct::ball<T, D>{c, r}), want) == "");
-            REQUIRE(index.count(quoct::ball<T, D>{c, r}) == want.size());
-            // k-nearest under the minimum image, by the oracle's distance.
-            std::vector<std::pair<dyadic, std::uint32_t>> all;
-            for (std::size_t i = 0; i < pts.size(); ++i)
-                all.emplace_back(oracle_sum<T, D>([&](std::size_t a) {
-                                     if (a == 0) return exact(domain.axis_distance(0, pts[i][0], c[0]));
-                                     return round_to(align_add(exact(pts[i][1]), exact(c[1]), true), p);
-                                 }),
-                                 static_cast<std::uint32_t>(i));
-            std::sort(all.begin(), all.end(), oracle_before);
-            const std::size_t k = 1 + g.below(12);
-            std::vector<std::uint32_t> nearest_want;
-            for (std::size_t i = 0; i < k; ++i) nearest_want.push_back(all[i].second);
-            REQUIRE(index.nearest(c, k) == nearest_want);
         }
     }
 }

@@ -1,13 +1,13 @@
 // The k-nearest engine (detail/knn.hpp) and everything fed through it: the result set alone,
-// the capped k-nearest of orthtree and dynamic_orthtree, the dynamic index's nearest with
-// its snapshot, levels and tail in one search, and the periodic index's nearest under the
-// minimum image. Oracles: brute-force sorts by (distance, id) over the documented
-// predicates, on integer coordinates so that ties are many and exact.
+// the capped k-nearest of orthtree and dynamic_orthtree, and the dynamic index's nearest with
+// its snapshot, levels and tail in one search (the periodic index's nearest is tested in
+// periodic/test_periodic.cpp). Oracles: brute-force sorts by (distance, id) over the
+// documented predicates (first_k, test_support.hpp), on integer coordinates so that ties are
+// many and exact.
 #include <catch2/catch.hpp>
 
 #include <quoct/detail/knn.hpp>
 #include <quoct/dynamic.hpp>
-#include <quoct/periodic.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -24,21 +24,6 @@ namespace test_knn {  // this file's own: the test files build in unity batches 
 using namespace quoct_test;
 
 namespace {
-
-template <class T, class Id>
-bool nb_before(const quoct::neighbor<T, Id>& x, const quoct::neighbor<T, Id>& y) {
-    return x.distance_sq < y.distance_sq || (x.distance_sq == y.distance_sq && x.id < y.id);
-}
-
-// The first min(k, n) of all (id, distance) pairs with distance <= limit, by (distance, id).
-template <class T, class Id = std::uint32_t>
-std::vector<quoct::neighbor<T, Id>> first_k(std::vector<quoct::neighbor<T, Id>> all, std::size_t k, T limit) {
-    all.erase(std::remove_if(all.begin(), all.end(), [&](const auto& n) { return !(n.distance_sq <= limit); }),
-              all.end());
-    std::sort(all.begin(), all.end(), nb_before<T, Id>);
-    if (all.size() > k) all.resize(k);
-    return all;
-}
 
 template <class T, class Id>
 std::string diff(const std::vector<quoct::neighbor<T, Id>>& got, const std::vector<quoct::neighbor<T, Id>>& want) {
@@ -68,8 +53,6 @@ std::vector<quoct::neighbor<T, std::uint32_t>> all_distances(const points<T, D>&
     for (std::size_t i = 0; i < pts.size(); ++i) all[i] = {static_cast<std::uint32_t>(i), quoct::distance_sq(pts[i], p)};
     return all;
 }
-
-const std::size_t ks[] = {1, 2, 5, 10, 31, 32, 33, 64, 200, 5000};
 
 }  // namespace
 
@@ -399,73 +382,6 @@ TEMPLATE_LIST_TEST_CASE("dynamic_orthtree: nearest and capped nearest over snaps
         }
     }
     CHECK_THROWS_AS(index.nearest(splat<T, D>(0), 2, T(-1), got), std::invalid_argument);
-}
-
-namespace {
-template <class T, std::size_t D, class Index>
-void check_periodic_nearest(const Index& index, const quoct::periodic_domain<T, D>& dom, const points<T, D>& pts,
-                            const std::vector<bool>& live, rng& r, int L) {
-    std::vector<quoct::neighbor<T, std::uint32_t>> got;
-    for (int q = 0; q < 25; ++q) {
-        quoct::point<T, D> c;
-        for (std::size_t a = 0; a < D; ++a) c[a] = static_cast<T>(r.integer(0, L - 1));
-        if (q % 5 == 0) c[0] = std::nextafter(static_cast<T>(L), T(0));  // on the wrap boundary
-        std::vector<quoct::neighbor<T, std::uint32_t>> all;
-        for (std::size_t i = 0; i < pts.size(); ++i)
-            if (live[i]) all.push_back({static_cast<std::uint32_t>(i), dom.distance_sq(pts[i], c)});
-        for (const std::size_t k : ks) {
-            INFO("q=" << q << " k=" << k);
-            index.nearest(c, k, got);
-            CHECK(diff(got, first_k(all, k, std::numeric_limits<T>::infinity())) == "");
-            index.nearest(c, k, T(2), got);
-            CHECK(diff(got, first_k(all, k, T(4))) == "");
-        }
-    }
-}
-}  // namespace
-
-TEMPLATE_LIST_TEST_CASE("periodic_index: nearest under the minimum image equals brute force", "[knn][periodic]",
-                        all_configs) {
-    using T = typename TestType::scalar;
-    constexpr std::size_t D = TestType::dim;
-    const int L = 10;
-    for (int slab = 0; slab < 2; ++slab) {
-        quoct::periodic_domain<T, D> dom;
-        dom.length.fill(static_cast<T>(L));
-        if (slab) dom.length[D - 1] = 0;  // the last axis does not wrap
-        rng r(40 + static_cast<std::uint64_t>(slab));
-        points<T, D> pts(1500);
-        for (auto& p : pts)
-            for (std::size_t a = 0; a < D; ++a) p[a] = static_cast<T>(r.integer(0, L - 1));
-        pts[0][0] = std::nextafter(static_cast<T>(L), T(0));  // just below the period
-        std::vector<bool> live(pts.size(), true);
-        const quoct::periodic_orthtree<T, D> fixed(dom, pts, quoct::build_options{6});
-        check_periodic_nearest(fixed, dom, pts, live, r, L);
-
-        quoct::dynamic_options opt;
-        opt.tail_limit = 8;
-        opt.tree.leaf_size = 4;
-        quoct::periodic_index<quoct::dynamic_orthtree<T, D>> moving(dom, pts, opt);
-        for (int i = 0; i < 300; ++i) {
-            const std::size_t id = r.below(pts.size());
-            if (!live[id]) continue;
-            if (i % 7 == 0) {
-                moving.erase(static_cast<std::uint32_t>(id));
-                live[id] = false;
-                continue;
-            }
-            for (std::size_t a = 0; a < D; ++a) pts[id][a] = static_cast<T>(r.integer(0, L - 1));
-            moving.move(static_cast<std::uint32_t>(id), pts[id]);
-        }
-        check_periodic_nearest(moving, dom, pts, live, r, L);
-
-        std::vector<quoct::neighbor<T, std::uint32_t>> out;
-        auto outside = splat<T, D>(T(0));
-        outside[0] = static_cast<T>(L);
-        CHECK_THROWS_AS(fixed.nearest(outside, 1, out), std::invalid_argument);
-        CHECK_THROWS_AS(fixed.nearest(splat<T, D>(T(0)), 0, out), std::invalid_argument);
-        CHECK_THROWS_AS(fixed.nearest(splat<T, D>(T(0)), 1, T(-1), out), std::invalid_argument);
-    }
 }
 
 }  // namespace test_knn

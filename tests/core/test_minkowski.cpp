@@ -1,13 +1,13 @@
-// Minkowski balls and k nearest for p = 1, 2, infinity and general p (<quoct/minkowski.hpp>),
-// plain and under the minimum image (periodic.hpp), against brute force with the predicate
-// written out here: integer lattices (many points exactly on the boundary), dyadic
-// coordinates, random clouds in 1 to 4 dimensions, float and double, extremes (differences
-// that overflow, subnormal gaps, powers that overflow or underflow), and bad arguments.
+// Minkowski balls and k nearest for p = 1, 2, infinity and general p (<quoct/minkowski.hpp>)
+// against brute force with the predicate written out (test_minkowski_support.hpp): integer
+// lattices (many points exactly on the boundary), dyadic coordinates, random clouds in 1 to
+// 4 dimensions, float and double, extremes (differences that overflow, subnormal gaps,
+// powers that overflow or underflow), and bad arguments. The same under the minimum image:
+// periodic/test_periodic.cpp.
 #include <catch2/catch.hpp>
 
 #include <quoct/minkowski.hpp>
 #include <quoct/orthtree.hpp>
-#include <quoct/periodic.hpp>
 
 #include <algorithm>
 #include <array>
@@ -20,7 +20,11 @@
 #include <utility>
 #include <vector>
 
+#include "test_minkowski_support.hpp"
+
 namespace test_minkowski {  // this file's own: the test files build in unity batches (tests/CMakeLists.txt)
+
+using namespace quoct_test::minkowski_oracle;
 
 namespace {
 
@@ -47,80 +51,6 @@ std::vector<quoct::point<T, D>> cloud(std::size_t n, unsigned seed) {
         for (std::size_t a = 0; a < D; ++a) p[a] = static_cast<T>(u(rng));
     return out;
 }
-
-// The predicate, written out here as the oracle: per-axis gaps (min-image when lengths are
-// given), combined in axis order, compared with the radius's own term.
-template <class T, std::size_t D>
-T oracle_sum(const quoct::point<T, D>& a, const quoct::point<T, D>& b, quoct::norm n,
-             const std::array<T, D>* lengths = nullptr) {
-    T s = 0;
-    for (std::size_t i = 0; i < D; ++i) {
-        T g = std::abs(a[i] - b[i]);
-        if (lengths && (*lengths)[i] > 0) g = std::min(g, (*lengths)[i] - g);
-        switch (n.kind()) {
-            case quoct::norm::kind_type::l1: s = s + g; break;
-            case quoct::norm::kind_type::linf: s = std::max(s, g); break;
-            case quoct::norm::kind_type::l2: s = s + g * g; break;
-            case quoct::norm::kind_type::lp: s = s + std::pow(g, static_cast<T>(n.p())); break;
-        }
-    }
-    return s;
-}
-template <class T>
-T oracle_bound(T r, quoct::norm n) {
-    switch (n.kind()) {
-        case quoct::norm::kind_type::l2: return r * r;
-        case quoct::norm::kind_type::lp: return std::pow(r, static_cast<T>(n.p()));
-        default: return r;
-    }
-}
-template <class T>
-T oracle_distance(T s, quoct::norm n) {
-    switch (n.kind()) {
-        case quoct::norm::kind_type::l2: return std::sqrt(s);
-        case quoct::norm::kind_type::lp: return std::pow(s, T(1) / static_cast<T>(n.p()));
-        default: return s;
-    }
-}
-
-std::string name_of(quoct::norm n) {
-    switch (n.kind()) {
-        case quoct::norm::kind_type::l1: return "l1";
-        case quoct::norm::kind_type::l2: return "l2";
-        case quoct::norm::kind_type::linf: return "linf";
-        default: return "p = " + std::to_string(n.p());
-    }
-}
-
-// Every id within r by the predicate, in increasing order.
-template <class T, std::size_t D>
-std::vector<std::uint32_t> brute_ball(const std::vector<quoct::point<T, D>>& pts, const quoct::point<T, D>& c, T r,
-                                      quoct::norm n, const std::array<T, D>* lengths = nullptr) {
-    std::vector<std::uint32_t> out;
-    for (std::uint32_t i = 0; i < pts.size(); ++i)
-        if (oracle_sum(pts[i], c, n, lengths) <= oracle_bound(r, n)) out.push_back(i);
-    return out;
-}
-
-// The first k of every point within r sorted by (combined value, id), with the distances.
-template <class T, std::size_t D>
-std::vector<std::pair<T, std::uint32_t>> brute_nearest(const std::vector<quoct::point<T, D>>& pts,
-                                                       const quoct::point<T, D>& c, std::size_t k, quoct::norm n, T r,
-                                                       const std::array<T, D>* lengths = nullptr) {
-    std::vector<std::pair<T, std::uint32_t>> all;
-    for (std::uint32_t i = 0; i < pts.size(); ++i) {
-        const T s = oracle_sum(pts[i], c, n, lengths);
-        if (s <= oracle_bound(r, n)) all.emplace_back(s, i);
-    }
-    std::sort(all.begin(), all.end());
-    all.resize(std::min(k, all.size()));
-    for (auto& x : all) x.first = oracle_distance(x.first, n);
-    return all;
-}
-
-const std::vector<quoct::norm> all_norms = {quoct::norm::l1, quoct::norm::linf, quoct::norm::l2,
-                                            quoct::norm::minkowski(3), quoct::norm::minkowski(1.5),
-                                            quoct::norm::minkowski(100)};
 
 template <class T, std::size_t D>
 void check_queries(const std::vector<quoct::point<T, D>>& pts, const std::vector<quoct::point<T, D>>& centres,
@@ -239,60 +169,6 @@ TEST_CASE("minkowski: general p: the norm value, its checks and its special case
     const quoct::point<double, 2> far{3e200, 0};
     CHECK_FALSE(quoct::make_minkowski_ball(o, 2e200, quoct::norm::l2).contains(far));
     CHECK(quoct::make_minkowski_ball(o, 3e200, quoct::norm::l2).contains(far));
-}
-
-TEST_CASE("minkowski: every norm under the minimum image matches brute force on a torus", "[minkowski][periodic]") {
-    // A 12 x 12 (x 6) integer lattice on a torus of the same size: many points at exactly r,
-    // some only across the wrap; one axis that does not wrap in 3D.
-    std::vector<quoct::point<double, 2>> pts2;
-    for (int x = 0; x < 12; ++x)
-        for (int y = 0; y < 12; ++y) pts2.push_back({double(x), double(y)});
-    std::vector<quoct::point<double, 3>> pts3;
-    for (int x = 0; x < 6; ++x)
-        for (int y = 0; y < 6; ++y)
-            for (int z = 0; z < 6; ++z) pts3.push_back({x * 0.5, y * 0.5, z * 0.5});
-    quoct::build_options options;
-    options.leaf_size = 3;
-    const auto run = [&](const auto& pts, const auto& domain, const auto& centres, const std::vector<double>& radii) {
-        using P = typename std::decay_t<decltype(pts)>::value_type;
-        constexpr std::size_t D = P::dimension;
-        const quoct::periodic_orthtree<double, D> index(domain, pts, options);
-        for (const quoct::norm n : all_norms)
-            for (const P& c : centres)
-                for (const double r : radii) {
-                    INFO(name_of(n) << ", radius " << r);
-                    const auto ball = quoct::make_periodic_minkowski_ball(index, c, r, n);
-                    const auto want = brute_ball<double, D>(pts, c, r, n, &domain.length);
-                    std::vector<std::uint32_t> got;
-                    index.base().query_shape(ball, got);
-                    std::sort(got.begin(), got.end());
-                    REQUIRE(got == want);
-                    REQUIRE(index.base().count_shape(ball) == want.size());
-                    for (const std::size_t k : {std::size_t{1}, std::size_t{9}, std::size_t{50}}) {
-                        const auto expected = brute_nearest<double, D>(pts, c, k, n, r, &domain.length);
-                        const auto found = quoct::nearest(index, c, k, n, r);
-                        REQUIRE(found.size() == expected.size());
-                        for (std::size_t i = 0; i < found.size(); ++i) {
-                            REQUIRE(found[i].id == expected[i].second);
-                            REQUIRE(found[i].distance_sq == expected[i].first);
-                        }
-                    }
-                }
-    };
-    quoct::periodic_domain<double, 2> d2;
-    d2.length = {12, 12};
-    run(pts2, d2, std::vector<quoct::point<double, 2>>{{0, 0}, {11, 11}, {5.5, 0.5}, {6, 3}},
-        std::vector<double>{0, 1, 2, 3, 5.5, 6, 20});
-    quoct::periodic_domain<double, 3> d3;
-    d3.length = {3, 3, 0};  // z does not wrap
-    run(pts3, d3, std::vector<quoct::point<double, 3>>{{0, 0, 0}, {2.5, 2.5, 2.5}, {1.25, 0, 7}},
-        std::vector<double>{0, 0.5, 1, 1.5, 2.5});
-    // The centre must be in the domain; k and the radius are checked.
-    const quoct::periodic_orthtree<double, 2> index(d2, pts2);
-    CHECK_THROWS_AS(quoct::make_periodic_minkowski_ball(index, {12, 0}, 1.0, quoct::norm::l1), std::invalid_argument);
-    CHECK_THROWS_AS(quoct::make_periodic_minkowski_ball(index, {1, 1}, -1.0, quoct::norm::l1), std::invalid_argument);
-    CHECK_THROWS_AS(quoct::nearest(index, {-1, 0}, 3, quoct::norm::linf), std::invalid_argument);
-    CHECK_THROWS_AS(quoct::nearest(index, {1, 0}, 0, quoct::norm::linf), std::invalid_argument);
 }
 
 }  // namespace test_minkowski

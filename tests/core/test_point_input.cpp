@@ -1,6 +1,6 @@
 // Users' own point types in (quoct::point_traits, std::array, T[D], a flat const T*), points
-// back out (point(id)), and radius results with their distances, on orthtree,
-// dynamic_orthtree and periodic_index, against brute force.
+// back out (point(id)), and radius results with their distances, on orthtree and
+// dynamic_orthtree, against brute force (the periodic index's: periodic/test_periodic.cpp).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -14,7 +14,6 @@
 #include <quoct/interop/boost_geometry.hpp>
 #include <quoct/dynamic.hpp>
 #include <quoct/geo/index.hpp>
-#include <quoct/periodic.hpp>
 #include <quoct/point_traits.hpp>
 
 #include "test_support.hpp"
@@ -48,55 +47,6 @@ struct quoct::point_traits<xy_point> {
 };
 
 namespace {
-
-template <class T, std::size_t D>
-std::vector<T> flatten(const points<T, D>& pts) {
-    std::vector<T> flat;
-    for (const auto& p : pts)
-        for (std::size_t a = 0; a < D; ++a) flat.push_back(p[a]);
-    return flat;
-}
-
-template <class T, std::size_t D>
-std::vector<std::array<T, D>> as_arrays(const points<T, D>& pts) {
-    std::vector<std::array<T, D>> out(pts.size());
-    for (std::size_t i = 0; i < pts.size(); ++i)
-        for (std::size_t a = 0; a < D; ++a) out[i][a] = pts[i][a];
-    return out;
-}
-
-// Brute force with distances, by the ball predicate, sorted by (distance_sq, id).
-template <class T, std::size_t D, class Dist>
-std::vector<quoct::neighbor<T, std::uint32_t>> brute_within(const points<T, D>& pts, const quoct::ball<T, D>& s,
-                                                            Dist dist, const std::vector<bool>* live = nullptr) {
-    std::vector<quoct::neighbor<T, std::uint32_t>> out;
-    const T r_sq = s.radius * s.radius;
-    for (std::size_t i = 0; i < pts.size(); ++i) {
-        if (live && !(*live)[i]) continue;
-        const T d = dist(pts[i], s.center);
-        if (d <= r_sq) out.push_back({static_cast<std::uint32_t>(i), d});
-    }
-    quoct::detail::order_results(out, quoct::result_order::nearest_first);
-    return out;
-}
-
-// Checks one radius-with-distances answer against the oracle: sorted, equal exactly;
-// unsorted, the same set once sorted, and the same ids as query().
-template <class Index, class T, std::size_t D, class Dist>
-void check_within(const Index& index, const points<T, D>& pts, const quoct::ball<T, D>& s, Dist dist,
-                  const std::vector<bool>* live = nullptr) {
-    INFO("ball " << str(s));
-    const auto want = brute_within(pts, s, dist, live);
-    const auto sorted_got = index.query_with_distances(s, quoct::result_order::nearest_first);
-    CHECK(neighbor_diff(sorted_got, want) == "");
-    std::vector<quoct::neighbor<T, std::uint32_t>> any;
-    index.query(s, any);
-    std::vector<std::uint32_t> any_ids;
-    for (const auto& n : any) any_ids.push_back(n.id);
-    CHECK(id_diff(sorted(any_ids), sorted(index.query(s))) == "");
-    quoct::detail::order_results(any, quoct::result_order::nearest_first);
-    CHECK(neighbor_diff(any, want) == "");
-}
 
 template <class T, std::size_t D>
 T plain_distance(const quoct::point<T, D>& p, const quoct::point<T, D>& c) {
@@ -241,38 +191,6 @@ TEMPLATE_LIST_TEST_CASE("dynamic_orthtree radius results with distances equal br
         }
     }
     for (const auto& s : make_balls(pts, 60, 2)) check_within(index, pts, s, plain_distance<T, D>, &live);
-}
-
-TEMPLATE_LIST_TEST_CASE("periodic_index builds from flat arrays and std::array, gives points back and distances",
-                        "[distances][periodic][input]", all_configs) {
-    using T = typename TestType::scalar;
-    constexpr std::size_t D = TestType::dim;
-    quoct::periodic_domain<T, D> domain;
-    for (std::size_t a = 0; a < D; ++a) domain.length[a] = a == 1 ? T(0) : T(16);
-    auto pts = make_points<T, D>(kind::dyadic, 2000, 5);
-    for (auto& p : pts) {
-        for (std::size_t a = 0; a < D; ++a) p[a] = p[a] + T(4);  // dyadic in [0, 8]
-        p = domain.wrap(p);
-    }
-    const auto flat = flatten(pts);
-    const quoct::periodic_orthtree<T, D> torus(domain, flat.data(), pts.size());
-    const quoct::periodic_orthtree<T, D> from_arrays(domain, as_arrays(pts));
-    const quoct::periodic_index<quoct::dynamic_orthtree<T, D>> moving(domain, flat.data(), pts.size());
-    for (std::size_t i = 0; i < pts.size(); i += 37) {
-        CHECK(torus.point(static_cast<std::uint32_t>(i)) == pts[i]);
-        CHECK(moving.point(static_cast<std::uint32_t>(i)) == pts[i]);
-    }
-    const auto dist = [&](const quoct::point<T, D>& p, const quoct::point<T, D>& c) { return domain.distance_sq(p, c); };
-    for (auto s : make_balls(pts, 40, 6)) {
-        s.center = domain.wrap(s.center);
-        if (!domain.contains(s.center)) continue;
-        check_within(torus, pts, s, dist);
-        check_within(from_arrays, pts, s, dist);
-        check_within(moving, pts, s, dist);
-    }
-    auto bad = flat;
-    bad[0] = T(-1);
-    CHECK_THROWS_WITH((quoct::periodic_orthtree<T, D>(domain, bad.data(), pts.size())), Catch::Contains("point 0"));
 }
 
 TEMPLATE_LIST_TEST_CASE("dynamic_orthtree::move_all answers as brute force over the moved points", "[dynamic][move_all]",

@@ -2,6 +2,11 @@
 // bad input on one rank, empty ranks (tests/mpi/mpi_test_support.hpp says how).
 #include "mpi_test_support.hpp"
 
+// Every non-template member compiles (as tests/core/test_public_api.cpp does for the other
+// indexes); the member templates, the constructor from a range and for_each_pair_within
+// with f(i, j) and f(i, j, d2), are called by the cases below and mpi_test_support.hpp.
+template class quoct::mpi::distributed_orthtree<double, 3>;
+
 using namespace quoct_mpi_test;
 
 TEMPLATE_TEST_CASE("distributed index: partition, queries, nearest and pairs match brute force", "[mpi]",

@@ -1,8 +1,7 @@
-// Simulation indexes at the edges of the floating-point range, against brute force: the
-// periodic index over node boxes that reach past [0, L) or to infinity, and object indexes
-// whose ball-box tests under- or overflow, queried by unbounded shapes. The first test case
-// of each part holds reproducers of wrong answers these indexes once gave; the others sweep
-// extreme values.
+// Object indexes at the edges of the floating-point range, against brute force: ball-box
+// tests that under- or overflow, queried by unbounded shapes. The first test case holds
+// reproducers of wrong answers these indexes once gave; the other sweeps extreme values.
+// (The periodic index at the same edges: periodic/test_periodic.cpp.)
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -15,10 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include <quoct/dynamic.hpp>
 #include <quoct/objects.hpp>
-#include <quoct/pairs.hpp>
-#include <quoct/periodic.hpp>
 
 #include "test_support.hpp"
 
@@ -27,172 +23,6 @@ namespace test_sim_extremes {  // this file's own: the test files build in unity
 namespace {
 
 using pair_list = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
-
-// The predicate of shapes.hpp under the minimum image: the rounded sum in T where it
-// decides, the unbounded one (no overflow or underflow) where it does not. test_extremes.cpp
-// checks this rule against an exact big-integer oracle.
-template <class T, std::size_t D>
-bool periodic_within(const quoct::periodic_domain<T, D>& dom, const quoct::point<T, D>& p,
-                     const quoct::point<T, D>& c, T r) {
-    const quoct::detail::radius_bound<T, D> bound(r);
-    return bound.admits(dom.distance_sq(p, c), [&](std::size_t a) { return dom.wide_axis_distance(a, p[a], c[a]); });
-}
-
-template <class T, std::size_t D>
-std::vector<std::uint32_t> periodic_brute(const quoct::periodic_domain<T, D>& dom,
-                                          const std::vector<quoct::point<T, D>>& pts, const quoct::ball<T, D>& s) {
-    std::vector<std::uint32_t> out;
-    for (std::uint32_t i = 0; i < pts.size(); ++i)
-        if (periodic_within(dom, pts[i], s.center, s.radius)) out.push_back(i);
-    return out;
-}
-
-template <class T, std::size_t D>
-pair_list periodic_brute_pairs(const quoct::periodic_domain<T, D>& dom, const std::vector<quoct::point<T, D>>& pts,
-                               T r) {
-    pair_list out;
-    for (std::uint32_t i = 0; i < pts.size(); ++i)
-        for (std::uint32_t j = i + 1; j < pts.size(); ++j)
-            if (periodic_within(dom, pts[i], pts[j], r)) out.emplace_back(i, j);
-    return out;
-}
-
-// Every way of asking the periodic index (query, count, visit, the pair searches) against
-// brute force, for the given centres and radii.
-template <class Index, class T, std::size_t D>
-void check_periodic(const Index& index, const std::vector<quoct::point<T, D>>& pts,
-                    const std::vector<quoct::point<T, D>>& centres, const std::vector<T>& radii) {
-    const auto& dom = index.domain();
-    for (const auto& c : centres)
-        for (T r : radii) {
-            const quoct::ball<T, D> s{c, r};
-            const auto expect = periodic_brute(dom, pts, s);
-            CHECK(quoct_test::sorted(index.query(s)) == expect);
-            CHECK(index.count(s) == expect.size());
-            std::vector<std::uint32_t> seen;
-            index.visit(s, [&](std::uint32_t id, const quoct::point<T, D>&) { seen.push_back(id); });
-            CHECK(quoct_test::sorted(seen) == expect);
-        }
-    for (T r : radii) {
-        const pair_list expect = periodic_brute_pairs(dom, pts, r);
-        CHECK(quoct::pairs_within(index, r) == expect);
-        pair_list seen;
-        quoct::for_each_pair_within(index, r, [&](std::uint32_t i, std::uint32_t j) { seen.emplace_back(i, j); });
-        CHECK(quoct_test::sorted(seen) == expect);
-        const auto lists = quoct::neighbor_lists(index, r);
-        std::size_t total = 0;
-        for (std::size_t i = 0; i < lists.rows(); ++i) total += lists.row(i).size();
-        CHECK(total == 2 * expect.size());
-    }
-}
-
-template <class T, std::size_t D>
-quoct::periodic_domain<T, D> cube(T L) {
-    quoct::periodic_domain<T, D> d;
-    d.length.fill(L);
-    return d;
-}
-
-}  // namespace
-
-TEST_CASE("periodic: node boxes reaching past the domain do not prune", "[sim][periodic][extremes]") {
-    using P = quoct::point<double, 1>;
-    const quoct::periodic_domain<double, 1> d{{1.0}};
-    {
-        const std::vector<P> pts{{std::nextafter(1.0, 0.0)}, {0.1}};
-        const quoct::periodic_orthtree<double, 1> index(d, pts);
-        const quoct::ball<double, 1> s{{0.0}, 0x1p-53};
-        REQUIRE(periodic_brute(d, pts, s).size() == 1);
-        CHECK(index.count(s) == 1);
-        check_periodic(index, pts, {P{0.0}, P{0.5}}, {0.0, 0x1p-53, 0.2});
-    }
-    {
-        const std::vector<P> pts{{0.0}, {0.7}};
-        const quoct::periodic_orthtree<double, 1> index(d, pts);
-        const quoct::ball<double, 1> s{{0.99999999}, 1.2e-8};
-        REQUIRE(periodic_brute(d, pts, s) == std::vector<std::uint32_t>{0});
-        CHECK(index.query(s) == std::vector<std::uint32_t>{0});
-        check_periodic(index, pts, {P{0.99999999}, P{0.3}}, {1.2e-8, 0.31});
-    }
-    {
-        const quoct::periodic_domain<double, 1> big{{1e300}};
-        const std::vector<P> pts{{0.0}, {0.0}, {1e292}};
-        const quoct::periodic_orthtree<double, 1> index(big, pts);
-        CHECK(quoct::pairs_within(index, 1.0) == pair_list{{0, 1}});
-        CHECK(index.query(quoct::ball<double, 1>{{0.0}, 1.0}).size() == 2);
-        CHECK(quoct::orthtree<double, 1>(pts).query(quoct::ball<double, 1>{{0.0}, 1.0}).size() == 2);
-        check_periodic(index, pts, {P{0.0}, P{1e292}, P{std::nextafter(1e300, 0.0)}}, {0.0, 1.0, 2e292});
-    }
-}
-
-TEMPLATE_TEST_CASE("periodic_ball_query classifies any box conservatively", "[sim][periodic][extremes]", float, double,
-                   long double) {
-    using T = TestType;
-    constexpr std::size_t D = 2;
-    const T inf = std::numeric_limits<T>::infinity();
-    quoct_test::rng rng(11);
-    for (T L : {T(1), T(3e-30), static_cast<T>(std::numeric_limits<T>::max() / 4)}) {
-        const auto dom = cube<T, D>(L);
-        // Box faces: inside, on, just past and far past [0, L), and infinite.
-        const std::vector<T> faces{-inf, -L, std::nextafter(T(0), -inf), T(0), L / 4, L / 2,
-                                   std::nextafter(L, T(0)), L, std::nextafter(L, inf), 2 * L, inf};
-        for (int trial = 0; trial < 3000; ++trial) {
-            quoct::box<T, D> b;
-            for (std::size_t a = 0; a < D; ++a) {
-                T x = faces[rng() % faces.size()], y = faces[rng() % faces.size()];
-                if (y < x) std::swap(x, y);
-                b.lo[a] = x;
-                b.hi[a] = y;
-            }
-            const T centres[] = {T(0), L / 4, L / 2, std::nextafter(L, T(0))};
-            quoct::point<T, D> c;
-            for (std::size_t a = 0; a < D; ++a) c[a] = centres[rng() % 4];
-            const T r = L * static_cast<T>(std::ldexp(1.0, -static_cast<int>(rng() % 8)));
-            const quoct::periodic_ball_query<T, D> q{dom, c, quoct::detail::radius_bound<T, D>(r)};
-            const quoct::relation rel = q.classify(b);
-            // Domain points of the box: its corners and faces clamped into [0, L).
-            for (int k = 0; k < 16; ++k) {
-                quoct::point<T, D> p;
-                bool in_box = true;
-                for (std::size_t a = 0; a < D; ++a) {
-                    const T pick = (k >> a & 1) ? b.hi[a] : b.lo[a];
-                    const T v = pick < 0 ? T(0) : pick >= L ? std::nextafter(L, T(0)) : pick;
-                    in_box = in_box && b.lo[a] <= v && v <= b.hi[a];
-                    p[a] = v;
-                }
-                if (!in_box) continue;
-                if (q.contains(p)) CHECK(rel != quoct::relation::outside);
-                else CHECK(rel != quoct::relation::inside);
-            }
-        }
-    }
-}
-
-TEMPLATE_TEST_CASE("periodic index at the wrap, with tiny and huge periods", "[sim][periodic][extremes]", float, double,
-                   long double) {
-    using T = TestType;
-    const T big = static_cast<T>(std::numeric_limits<T>::max() / 8);
-    for (T L : {T(1), T(1e-30), big}) {
-        const auto dom = cube<T, 2>(L);
-        quoct_test::rng rng(5);
-        // Points near 0 and just below L on each axis, where the node boxes are rounded out.
-        std::vector<quoct::point<T, 2>> pts;
-        const std::vector<T> xs{T(0), std::numeric_limits<T>::denorm_min(), L / 3, L / 2,
-                                std::nextafter(L, T(0)), std::nextafter(std::nextafter(L, T(0)), T(0))};
-        for (T x : xs)
-            for (T y : xs) pts.push_back({{x, y}});
-        for (int i = 0; i < 40; ++i) pts.push_back(dom.wrap(quoct_test::random_point<T, 2>(rng, T(0), L)));
-        const std::vector<quoct::point<T, 2>> centres{{{T(0), T(0)}}, {{std::nextafter(L, T(0)), T(0)}}, {{L / 2, L / 3}}};
-        const T ulp = std::nextafter(L, T(0));
-        const std::vector<T> radii{T(0), L - ulp, L / 100, L / 3, L};
-        check_periodic(quoct::periodic_orthtree<T, 2>(dom, pts), pts, centres, radii);
-        check_periodic(quoct::periodic_index<quoct::dynamic_orthtree<T, 2>>(dom, pts), pts, centres, radii);
-    }
-}
-
-// --- objects --------------------------------------------------------------------------
-
-namespace {
 
 template <class Shape, class Q>
 std::vector<std::uint32_t> object_brute(const std::vector<Shape>& shapes, const Q& q) {
