@@ -264,6 +264,8 @@ struct las_reader::impl {
         open(options);
     }
 
+    // Reads and checks the header, its variable length records and what follows the points,
+    // then the requested fields, in that order: the first fault found is the one reported.
     void open(const las_options& options) {
         header.source = src.source();
         if (ends_with_laz(src.source())) src.fail("is a LAZ (compressed) file: " + laz_advice());
@@ -271,6 +273,26 @@ struct las_reader::impl {
         unsigned char h[375] = {};
         const std::size_t got = static_cast<std::size_t>(std::min<std::uint64_t>(size, sizeof h));
         src.read(0, h, got);
+        const std::size_t header_size = read_layout(h, got);
+        read_axes(h);
+        read_point_count(h, options.check_bounds);
+        std::vector<std::pair<std::string, field_spec>> fields;
+        standard_fields(header.point_format, header.version_minor, fields);
+        read_vlrs(h, header_size, fields);
+        check_records(h, header_size);
+        choose_fields(fields, options);
+        check_bounds = options.check_bounds;
+        for (std::size_t a = 0; a < 3; ++a) {
+            const double step = std::abs(header.scale[a]);
+            lo[a] = header.min[a] - step;
+            hi[a] = header.max[a] + step;
+        }
+    }
+
+    // The signature, version, header size, point format, record length and point offset of
+    // the `got` header bytes at h; returns the header size.
+    std::size_t read_layout(const unsigned char* h, std::size_t got) {
+        const std::uint64_t size = src.size();
         if (got < 4 || std::memcmp(h, "LASF", 4) != 0) src.fail("not a LAS file (it does not start with 'LASF')");
         if (got < 227) src.fail("truncated: " + std::to_string(size) + " bytes, less than a LAS header");
         header.version_major = h[24];
@@ -300,6 +322,11 @@ struct las_reader::impl {
         if (header.point_offset > size)
             src.fail("truncated: the points start at byte " + std::to_string(header.point_offset) + ", past the end (" +
                      std::to_string(size) + " bytes)");
+        return header_size;
+    }
+
+    // The identifiers, and each axis's scale, offset and bounds.
+    void read_axes(const unsigned char* h) {
         header.system_identifier = text(h + 26, 32);
         header.generating_software = text(h + 58, 32);
         for (std::size_t a = 0; a < 3; ++a) {
@@ -312,25 +339,29 @@ struct las_reader::impl {
                 src.fail(std::string("damaged: the ") + axis + " scale factor is " + std::to_string(header.scale[a]));
             if (!std::isfinite(header.offset[a])) src.fail(std::string("damaged: the ") + axis + " offset is not finite");
         }
+    }
 
-        // The point count: LAS 1.4's 64-bit one, which the legacy one must equal where not 0.
+    // The point count: LAS 1.4's 64-bit one, which the legacy one must equal where not 0;
+    // then, when there are points and they are checked, the header's bounds.
+    void read_point_count(const unsigned char* h, bool check) {
         const std::uint32_t legacy = u32(h + 107);
         header.point_count = legacy;
-        if (minor >= 4 && u64(h + 247) != 0) {  // (0 with a legacy count: the legacy count, as LASlib reads it)
+        if (header.version_minor >= 4 && u64(h + 247) != 0) {  // (0 with a legacy count: the legacy count, as LASlib reads it)
             header.point_count = u64(h + 247);
             if (legacy != 0 && legacy != header.point_count)
                 src.fail("damaged: the header's legacy point count (" + std::to_string(legacy) +
                          ") disagrees with its 64-bit count (" + std::to_string(header.point_count) + ")");
         }
-        if (header.point_count != 0 && options.check_bounds)
+        if (header.point_count != 0 && check)
             for (std::size_t a = 0; a < 3; ++a)
                 if (!(std::isfinite(header.min[a]) && std::isfinite(header.max[a]) && header.min[a] <= header.max[a]))
                     src.fail(std::string("damaged: the header's ") + static_cast<char>('x' + a) +
                              " bounds are not a finite range (las_options::check_bounds = false reads the points anyway)");
+    }
 
-        // The variable length records, between the header and the points.
-        std::vector<std::pair<std::string, field_spec>> fields;
-        standard_fields(format_byte, minor, fields);
+    // The variable length records, between the header and the points: each must end before
+    // the points, none may be LASzip's, and the first Extra Bytes record adds its fields.
+    void read_vlrs(const unsigned char* h, std::size_t header_size, std::vector<std::pair<std::string, field_spec>>& fields) {
         const std::uint32_t vlr_count = u32(h + 100);
         std::uint64_t at = header_size;
         bool extra_seen = false;
@@ -352,22 +383,28 @@ struct las_reader::impl {
                 extra_seen = true;
                 std::vector<unsigned char> payload(length);
                 src.read(at, payload.data(), length);
-                const std::string why = extra_fields(payload, format_bytes[format_byte], header.record_length, fields);
+                const std::string why = extra_fields(payload, format_bytes[header.point_format], header.record_length, fields);
                 if (!why.empty()) header.notes.push_back("its Extra Bytes record is set aside (no extra fields): " + why);
             }
             at += length;
         }
+    }
 
-        // The records, and what follows them: nothing, or records that account for it.
+    // The records, and what follows them: nothing, or records that account for it.
+    void check_records(const unsigned char* h, std::size_t header_size) {
         const std::uint64_t record = header.record_length;
-        const std::uint64_t room = size - header.point_offset;
+        const std::uint64_t room = src.size() - header.point_offset;
         if (header.point_count > room / record)
             src.fail("truncated: the header promises " + std::to_string(header.point_count) + " points of " +
                      std::to_string(record) + " bytes from byte " + std::to_string(header.point_offset) +
                      ", the file holds " + std::to_string(room / record));
         const std::uint64_t points_end = header.point_offset + header.point_count * record;
         check_after_points(h, header_size, points_end);
+    }
 
+    // The names the file gives (header.fields), and the requested ones (wanted), each of
+    // which must be among them.
+    void choose_fields(const std::vector<std::pair<std::string, field_spec>>& fields, const las_options& options) {
         header.fields.clear();
         for (const auto& f : fields) header.fields.push_back(f.first);
         for (const std::string& name : options.fields) {
@@ -375,15 +412,9 @@ struct las_reader::impl {
             if (it == fields.end()) {
                 std::string known;
                 for (const auto& f : fields) known += (known.empty() ? "" : ", ") + f.first;
-                src.fail("no field '" + name + "' in point format " + std::to_string(format_byte) + " (it has " + known + ")");
+                src.fail("no field '" + name + "' in point format " + std::to_string(header.point_format) + " (it has " + known + ")");
             }
             wanted.push_back(it->second);
-        }
-        check_bounds = options.check_bounds;
-        for (std::size_t a = 0; a < 3; ++a) {
-            const double step = std::abs(header.scale[a]);
-            lo[a] = header.min[a] - step;
-            hi[a] = header.max[a] + step;
         }
     }
 

@@ -366,6 +366,15 @@ private:
     template <class V, class Answer, class DistanceOf>
     void nearest_rounds(const std::vector<point_type>& points, std::size_t k, Answer answer, DistanceOf distance_of,
                         csr<V>& found, csr<V>& more) const;
+    /// nearest's two algorithms: in T, true with the answer in `out` unless a rank's squares
+    /// may have overflowed or underflowed T (then nothing written); else the exact one.
+    /// Collective, both.
+    bool nearest_rounded(const std::vector<point_type>& points, std::size_t k, csr<neighbor_type>& out) const;
+    void nearest_exact(const std::vector<point_type>& points, std::size_t k, csr<neighbor_type>& out) const;
+    /// This rank's best within the request's bound, left in `local` nearest first (at most
+    /// nearest_take(rq) of them); true when a kept distance may have overflowed or underflowed.
+    bool local_nearest(const detail::nearest_request<T, D>& rq, std::vector<neighbor<T, std::uint32_t>>& local) const;
+    std::size_t nearest_take(const detail::nearest_request<T, D>& rq) const;
 
     /// Sends requests[i] to rank to[i] (-1: nowhere); each receiver appends answer(request)
     /// as one row; returns, per request, the row it got (empty if not sent). Collective.
@@ -748,65 +757,79 @@ auto distributed_orthtree<T, D>::nearest(const std::vector<point_type>& points, 
         quoct::detail::check_k(k);
         for (const point_type& p : points) quoct::detail::check_point(p, "nearest query point");
     });
-    using request = detail::nearest_request<T, D>;
-    using candidate = detail::nearest_candidate<T>;
-    const T flip = quoct::detail::radius_bound<T, D>::flip_bound();
     csr<neighbor_type> out;
     out.offsets.assign(points.size() + 1, 0);
+    if (!nearest_rounded(points, k, out)) nearest_exact(points, k, out);
+    return out;
+}
 
-    // The usual path, distances in T: a rank answers with its k best within the bound, the
-    // core's search feeding the one k-nearest engine (detail/knn.hpp), its limit the bound
-    // in distance_sq. A rank that kept a distance outside (flip_bound, infinity), other than
-    // a query's own point, says so: that square may have overflowed or underflowed T, where
-    // ties in T are not ties of the distances.
-    const auto take = [&](const request& rq) {
-        return static_cast<std::size_t>(std::min<std::uint64_t>(rq.k, tree_.size()));
-    };
-    // This rank's best within the request's bound, left in `local` nearest first; true
-    // when a kept distance may have overflowed or underflowed.
-    const auto local_best = [&](const request& rq, std::vector<neighbor<T, std::uint32_t>>& local) {
-        quoct::detail::knn_set<T, std::uint32_t> set(local, take(rq), rq.bound_sq);
-        tree_.search_nearest(quoct::detail::euclidean_nearest_metric<T, D>{rq.p}, set,
-                             [&set](std::uint32_t id, T d) { set.offer(id, d); });
-        const bool odd = set.kept_at_the_ends(flip, [&](std::uint32_t id) { return owned_points_[id] == rq.p; });
-        set.finish();
-        return odd;
-    };
+template <class T, std::size_t D>
+std::size_t distributed_orthtree<T, D>::nearest_take(const detail::nearest_request<T, D>& rq) const {
+    return static_cast<std::size_t>(std::min<std::uint64_t>(rq.k, tree_.size()));
+}
+
+template <class T, std::size_t D>
+bool distributed_orthtree<T, D>::local_nearest(const detail::nearest_request<T, D>& rq,
+                                               std::vector<neighbor<T, std::uint32_t>>& local) const {
+    const T flip = quoct::detail::radius_bound<T, D>::flip_bound();
+    quoct::detail::knn_set<T, std::uint32_t> set(local, nearest_take(rq), rq.bound_sq);
+    tree_.search_nearest(quoct::detail::euclidean_nearest_metric<T, D>{rq.p}, set,
+                         [&set](std::uint32_t id, T d) { set.offer(id, d); });
+    const bool odd = set.kept_at_the_ends(flip, [&](std::uint32_t id) { return owned_points_[id] == rq.p; });
+    set.finish();
+    return odd;
+}
+
+// The usual path, distances in T: a rank answers with its k best within the bound, the
+// core's search feeding the one k-nearest engine (detail/knn.hpp), its limit the bound in
+// distance_sq. A rank that kept a distance outside (flip_bound, infinity), other than a
+// query's own point, says so: that square may have overflowed or underflowed T, where ties
+// in T are not ties of the distances.
+template <class T, std::size_t D>
+bool distributed_orthtree<T, D>::nearest_rounded(const std::vector<point_type>& points, std::size_t k,
+                                                 csr<neighbor_type>& out) const {
+    using request = detail::nearest_request<T, D>;
     bool doubtful = false;
     const auto answer = [&](const request& rq, std::vector<neighbor_type>& rows) {
         if (tree_.empty()) return;
         thread_local std::vector<neighbor<T, std::uint32_t>> local;
-        if (local_best(rq, local)) doubtful = true;
+        if (local_nearest(rq, local)) doubtful = true;
         for (const auto& x : local) rows.push_back(neighbor_type{owned_ids_[x.id], x.distance_sq});
     };
     csr<neighbor_type> found, more;
     nearest_rounds<neighbor_type>(points, k, answer, [](const neighbor_type& v) { return v.distance_sq; }, found, more);
-    if (channel_.all_reduce(std::uint64_t{doubtful}, MPI_MAX) == 0) {
-        // Every distance is the unbounded one rounded, so the order in T is exact: every
-        // rank's candidates offered to one k-nearest set per query (the ranks hold disjoint
-        // points, so each id is offered once).
-        std::vector<neighbor_type> best;
-        for (std::size_t q = 0; q < points.size(); ++q) {
-            quoct::detail::knn_set<T, id_type> set(best, k);
-            for (const neighbor_type& c : found.row(q)) set.offer(c.id, c.distance_sq);
-            for (const neighbor_type& c : more.row(q)) set.offer(c.id, c.distance_sq);
-            set.finish();
-            out.values.insert(out.values.end(), best.begin(), best.end());
-            out.offsets[q + 1] = out.values.size();
-        }
-        return out;
+    if (channel_.all_reduce(std::uint64_t{doubtful}, MPI_MAX) != 0) return false;
+    // Every distance is the unbounded one rounded, so the order in T is exact: every rank's
+    // candidates offered to one k-nearest set per query (the ranks hold disjoint points, so
+    // each id is offered once).
+    std::vector<neighbor_type> best;
+    for (std::size_t q = 0; q < points.size(); ++q) {
+        quoct::detail::knn_set<T, id_type> set(best, k);
+        for (const neighbor_type& c : found.row(q)) set.offer(c.id, c.distance_sq);
+        for (const neighbor_type& c : more.row(q)) set.offer(c.id, c.distance_sq);
+        set.finish();
+        out.values.insert(out.values.end(), best.begin(), best.end());
+        out.offsets[q + 1] = out.values.size();
     }
+    return true;
+}
 
-    // Some rank's squares may have overflowed or underflowed T (coordinates near the ends of
-    // its range; rare): the two rounds again, each rank answering with its k best in the
-    // exact order (the tree's exact nearest where its own search was doubtful, uncapped: a
-    // superset of what can enter) and each candidate's unbounded squared distance, measured
-    // from its copy of the point; the ranks' answers merge by (that distance, id), each
-    // reported rounded to T, as orthtree::nearest reports it.
+// Some rank's squares may have overflowed or underflowed T (coordinates near the ends of its
+// range; rare): the two rounds again, each rank answering with its k best in the exact order
+// (the tree's exact nearest where its own search was doubtful, uncapped: a superset of what
+// can enter) and each candidate's unbounded squared distance, measured from its copy of the
+// point; the ranks' answers merge by (that distance, id), each reported rounded to T, as
+// orthtree::nearest reports it.
+template <class T, std::size_t D>
+void distributed_orthtree<T, D>::nearest_exact(const std::vector<point_type>& points, std::size_t k,
+                                               csr<neighbor_type>& out) const {
+    using request = detail::nearest_request<T, D>;
+    using candidate = detail::nearest_candidate<T>;
+    const T flip = quoct::detail::radius_bound<T, D>::flip_bound();
     const auto answer_exact = [&](const request& rq, std::vector<candidate>& rows) {
         if (tree_.empty()) return;
         thread_local std::vector<neighbor<T, std::uint32_t>> local;
-        if (local_best(rq, local)) tree_.nearest(rq.p, take(rq), local);
+        if (local_nearest(rq, local)) tree_.nearest(rq.p, nearest_take(rq), local);
         for (const auto& x : local)
             rows.push_back(candidate{owned_ids_[x.id], quoct::detail::wide_sum_sq<T, D>(quoct::detail::point_offsets<T, D>{
                                                            owned_points_[x.id], rq.p})});
@@ -820,19 +843,12 @@ auto distributed_orthtree<T, D>::nearest(const std::vector<point_type>& points, 
         [flip](const candidate& c) { return std::max(flip, quoct::detail::wide_value(c.d)); }, found_exact,
         more_exact);
     std::vector<candidate> all;
-    const auto before = [](const candidate& a, const candidate& b) {
-        return quoct::detail::wide_less(a.d, b.d) || (!quoct::detail::wide_less(b.d, a.d) && a.id < b.id);
-    };
     for (std::size_t q = 0; q < points.size(); ++q) {
         all.assign(found_exact.row(q).begin(), found_exact.row(q).end());
         all.insert(all.end(), more_exact.row(q).begin(), more_exact.row(q).end());
-        const std::size_t keep = std::min(k, all.size());
-        std::partial_sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(keep), all.end(), before);
-        for (std::size_t i = 0; i < keep; ++i)
-            out.values.push_back(neighbor_type{all[i].id, quoct::detail::wide_value(all[i].d)});
+        quoct::detail::append_wide_best(all, k, out.values);  // (run_nearest_sq's merge)
         out.offsets[q + 1] = out.values.size();
     }
-    return out;
 }
 
 template <class T, std::size_t D>

@@ -519,6 +519,7 @@ private:
     static std::uint32_t meeting(const box_type& q, const level& c, std::size_t b, std::size_t m) noexcept;
     static T ball_floor(const point_type& p, const box_type& node) noexcept;
     static void box_floors(const point_type& p, const level& c, std::size_t b, std::size_t m, T* out) noexcept;
+    struct nearest_search;  // nearest()'s state and steps
 
     // Parking (for moving_object_index): refits every object by id, except those marked
     // loose, whose entries get the empty bounds (+inf, -inf) that meet nothing. Queries then
@@ -938,31 +939,54 @@ typename packed_object_index<Shape, Id>::T packed_object_index<Shape, Id>::ball_
     return g > 0 ? g * g * (1 - 2 * std::numeric_limits<T>::epsilon()) : T(0);
 }
 
-// Depth first in two passes (see the top of this header), with the k best (squared
-// distance, key) so far: a node whose (floor, least key) is not below the k-th best holds
-// no better object.
+// nearest()'s search, one member a step: the query, the k best (squared distance, key) so
+// far and the depth-first stack. Objects are ranked by (distance, key) and nodes by (a lower
+// bound of their objects' distances, their least key). The key is the id
+// (ties::smallest_id), or else the sorted position, whose least under a node is its first:
+// the search then runs through tied objects in storage order and stops after k of them.
+//
+// Depth first, each node's children in the order of (floor, least key), a child taken only
+// while it may still hold one of the k best, in two passes. The first takes only children
+// whose floor is 0 (the nodes around p: where p lies inside many objects, the k best are
+// there), and sets aside the nodes with other children left. The second searches those,
+// the nearest first, depth first again.
 template <class Shape, class Id>
-void packed_object_index<Shape, Id>::nearest(const point_type& p, std::size_t k, std::vector<neighbor_type>& out,
-                                             ties rule) const {
-    detail::check_k(k);
-    detail::check_point(p, "query point");
-    out.clear();
-    if (ids_.empty()) return;
-    k = std::min(k, size());
-    // Objects are ranked by (distance, key) and nodes by (a lower bound of their objects'
-    // distances, their least key). The key is the id (ties::smallest_id), or else the
-    // sorted position, whose least under a node is its first: the search then runs through
-    // tied objects in storage order and stops after k of them.
-    const bool by_position = rule == ties::any;
+struct packed_object_index<Shape, Id>::nearest_search {
+    // A node being searched: its children's floors and least keys, and the children still
+    // to take.
+    struct frame {
+        std::size_t l, b;    // the children: entries b.. of level l
+        std::uint32_t left;  // the children still to take
+        T d2[fanout];
+        Id least[fanout];
+    };
+    static constexpr auto before = detail::knn_set<T, Id>::before;  // (distance, key)
+
+    const packed_object_index& index;
+    const point_type& p;
+    const std::size_t k;
+    const bool by_position;
+    std::vector<neighbor_type>& best;  // a max-heap on (distance, key) while searching
+    std::vector<frame>& aside;         // the nodes the first pass set aside
     std::size_t first[64];  // by_position: the sorted position of entry 1 of each level
-    first[0] = 1;
-    for (std::size_t l = 1; l < levels_.size(); ++l) first[l] = first[l - 1] * fanout;
-    const auto least = [&](std::size_t l, std::size_t j) { return by_position ? static_cast<Id>(j * first[l]) : levels_[l].least[j]; };
-    const auto key = [&](std::size_t s) { return by_position ? static_cast<Id>(s) : ids_[s]; };
-    const auto before = detail::knn_set<T, Id>::before;  // (distance, key)
-    std::vector<neighbor_type>& best = out;  // a max-heap on (distance, key) while searching
-    best.reserve(k);
-    const auto offer = [&](const neighbor_type& cand) {
+    frame stack[24];  // (a level more is a factor fanout more objects: 17 levels number 2^64)
+    std::size_t depth = 0;
+
+    nearest_search(const packed_object_index& ix, const point_type& query, std::size_t wanted, bool position,
+                   std::vector<neighbor_type>& out, std::vector<frame>& set_aside)
+        : index(ix), p(query), k(wanted), by_position(position), best(out), aside(set_aside) {
+        first[0] = 1;
+        for (std::size_t l = 1; l < index.levels_.size(); ++l) first[l] = first[l - 1] * fanout;
+        best.reserve(k);
+    }
+
+    // The least key of entry j of level l, and the key of the object at sorted position s.
+    Id least(std::size_t l, std::size_t j) const { return by_position ? static_cast<Id>(j * first[l]) : index.levels_[l].least[j]; }
+    Id key(std::size_t s) const { return by_position ? static_cast<Id>(s) : index.ids_[s]; }
+    bool parked(std::size_t s) const { return index.parked_ && index.is_parked(s); }
+
+    // Keeps cand if it is among the k best so far.
+    void offer(const neighbor_type& cand) {
         if (best.size() < k) {
             best.push_back(cand);
             std::push_heap(best.begin(), best.end(), before);
@@ -971,35 +995,21 @@ void packed_object_index<Shape, Id>::nearest(const point_type& p, std::size_t k,
             best.back() = cand;
             std::push_heap(best.begin(), best.end(), before);
         }
-    };
-    // Depth first, each node's children in the order of (floor, least key), a child taken
-    // only while it may still hold one of the k best, in two passes. The first takes only
-    // children whose floor is 0 (the nodes around p: where p lies inside many objects, the k
-    // best are there), and sets aside the nodes with other children left. The second
-    // searches those, the nearest first, depth first again. A frame is a node being
-    // searched: its children's floors and least keys, and the children still to take.
-    struct frame {
-        std::size_t l, b;    // the children: entries b.. of level l
-        std::uint32_t left;  // the children still to take
-        T d2[fanout];
-        Id least[fanout];
-    };
-    frame stack[24];  // (a level more is a factor fanout more objects: 17 levels number 2^64)
-    std::size_t depth = 0;
-    static thread_local std::vector<frame> aside;  // (kept from one query to the next)
-    static thread_local std::vector<std::pair<neighbor_type, std::size_t>> order;  // (first child left, frame)
-    aside.clear();
-    const auto open = [&](std::size_t parent, std::size_t i) {  // entry i of level `parent`
-        const std::size_t l = parent - 1, b = i * fanout, m = std::min(levels_[l].count - b, fanout);
+    }
+
+    // Entry i of level `parent`: its objects straight to the k best, or its children pushed
+    // as a frame.
+    void open(std::size_t parent, std::size_t i) {
+        const std::size_t l = parent - 1, b = i * fanout, m = std::min(index.levels_[l].count - b, fanout);
         if (l == 0) {  // objects: straight to the k best
             if constexpr (traits::bounds_are_shape) {
                 T d2[fanout];
-                box_floors(p, levels_[0], b, m, d2);  // (a box's floor is its distance)
+                box_floors(p, index.levels_[0], b, m, d2);  // (a box's floor is its distance)
                 for (std::size_t j = 0; j < m; ++j)
-                    if (!parked_ || !is_parked(b + j)) offer({key(b + j), d2[j]});
+                    if (!parked(b + j)) offer({key(b + j), d2[j]});
             } else {
                 for (std::size_t j = 0; j < m; ++j)
-                    if (!parked_ || !is_parked(b + j)) offer({key(b + j), distance_sq(p, shapes_[b + j])});
+                    if (!parked(b + j)) offer({key(b + j), distance_sq(p, index.shapes_[b + j])});
             }
             return;
         }
@@ -1007,15 +1017,16 @@ void packed_object_index<Shape, Id>::nearest(const point_type& p, std::size_t k,
         f.l = l, f.b = b;
         f.left = m == 32 ? ~std::uint32_t{0} : (std::uint32_t{1} << m) - 1;
         if constexpr (traits::bounds_are_shape) {
-            box_floors(p, levels_[l], b, m, f.d2);
+            box_floors(p, index.levels_[l], b, m, f.d2);
         } else {
-            for (std::size_t j = 0; j < m; ++j) f.d2[j] = ball_floor(p, entry(l, b + j));
+            for (std::size_t j = 0; j < m; ++j) f.d2[j] = ball_floor(p, index.entry(l, b + j));
         }
         for (std::size_t j = 0; j < m; ++j) f.least[j] = least(l, b + j);
-    };
+    }
+
     // The first child of f left to take (of floor 0 only, when `zero`), dropping those that
     // can no longer hold one of the k best (the k-th best only gets nearer); fanout if none.
-    const auto first_left = [&](frame& f, bool zero) {
+    std::size_t first_left(frame& f, bool zero) {
         std::size_t pick = fanout;
         for (std::uint32_t left = f.left; left != 0; left &= left - 1) {
             const std::size_t j = detail::lowest_bit(left);
@@ -1027,8 +1038,11 @@ void packed_object_index<Shape, Id>::nearest(const point_type& p, std::size_t k,
             }
         }
         return pick;
-    };
-    const auto run = [&](bool zero) {
+    }
+
+    // Depth first from the frames on the stack (floor-0 children only, when `zero`, setting
+    // aside the frames with other children left).
+    void run(bool zero) {
         while (depth != 0) {
             frame& f = stack[depth - 1];
             const std::size_t pick = first_left(f, zero);
@@ -1040,15 +1054,22 @@ void packed_object_index<Shape, Id>::nearest(const point_type& p, std::size_t k,
             f.left &= ~(std::uint32_t{1} << pick);
             open(f.l, f.b + pick);
         }
-    };
-    const std::size_t top = levels_.size() - 1;
-    if (top == 0) {  // one object
-        if (!parked_ || !is_parked(0)) offer({key(0), distance_sq(p, stored(0))});
-    } else {
-        open(top, 0);  // (the root's own floor is not needed)
-        run(true);
     }
-    if (!aside.empty()) {
+
+    // The first pass, from the root.
+    void first_pass() {
+        const std::size_t top = index.levels_.size() - 1;
+        if (top == 0) {  // one object
+            if (!parked(0)) offer({key(0), distance_sq(p, index.stored(0))});
+        } else {
+            open(top, 0);  // (the root's own floor is not needed)
+            run(true);
+        }
+    }
+
+    // The second pass: the frames set aside, by (floor, least key) of their first child
+    // left, while that may still hold one of the k best. `order` is scratch.
+    void second_pass(std::vector<std::pair<neighbor_type, std::size_t>>& order) {
         order.clear();
         for (std::size_t a = 0; a < aside.size(); ++a) {
             const std::size_t pick = first_left(aside[a], false);
@@ -1062,13 +1083,33 @@ void packed_object_index<Shape, Id>::nearest(const point_type& p, std::size_t k,
             run(false);
         }
     }
-    std::sort_heap(best.begin(), best.end(), before);
+};
+
+// Depth first in two passes (see the top of this header and nearest_search), with the k
+// best (squared distance, key) so far: a node whose (floor, least key) is not below the
+// k-th best holds no better object.
+template <class Shape, class Id>
+void packed_object_index<Shape, Id>::nearest(const point_type& p, std::size_t k, std::vector<neighbor_type>& out,
+                                             ties rule) const {
+    detail::check_k(k);
+    detail::check_point(p, "query point");
+    out.clear();
+    if (ids_.empty()) return;
+    k = std::min(k, size());
+    using frame = typename nearest_search::frame;
+    static thread_local std::vector<frame> aside;  // (kept from one query to the next)
+    static thread_local std::vector<std::pair<neighbor_type, std::size_t>> order;  // (first child left, frame)
+    const bool by_position = rule == ties::any;
+    nearest_search search(*this, p, k, by_position, out, aside);
+    aside.clear();
+    search.first_pass();
+    if (!aside.empty()) search.second_pass(order);
+    std::sort_heap(out.begin(), out.end(), nearest_search::before);
     if (by_position)
-        for (neighbor_type& x : best) x.id = ids_[x.id];
+        for (neighbor_type& x : out) x.id = ids_[x.id];
     if (aside.capacity() > 4096) std::vector<frame>().swap(aside);  // (keep no more than a few pages)
     if (order.capacity() > 4096) std::vector<std::pair<neighbor_type, std::size_t>>().swap(order);
 }
-
 
 /// Objects that move every step (a simulation's particles, a game's bodies): a
 /// packed_object_index of where they were at the last build, refitted as they move, beside a

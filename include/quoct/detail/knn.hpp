@@ -199,6 +199,21 @@ void run_nearest(std::vector<neighbor<T, Id>>& out, std::size_t k, std::size_t n
     set.finish();
 }
 
+/// The exact merge of candidates measured as wide<T> (run_nearest_sq's, and the ranks'
+/// answers in quoct::mpi): the first min(k, found.size()) of `found` by (unbounded
+/// distance_sq, id), appended to `out`, each distance rounded to T (infinity where it
+/// exceeds T's range). Measured has members `d` (a wide<T>) and `id`, one candidate per id;
+/// `found` is reordered.
+template <class T, class Id, class Measured>
+void append_wide_best(std::vector<Measured>& found, std::size_t k, std::vector<neighbor<T, Id>>& out) {
+    const auto before = [](const Measured& x, const Measured& y) {
+        return wide_less(x.d, y.d) || (!wide_less(y.d, x.d) && x.id < y.id);
+    };
+    const std::size_t keep = std::min(k, found.size());
+    std::partial_sort(found.begin(), found.begin() + static_cast<std::ptrdiff_t>(keep), found.end(), before);
+    for (std::size_t i = 0; i < keep; ++i) out.push_back(neighbor<T, Id>{found[i].id, wide_value(found[i].d)});
+}
+
 /// run_nearest for the squared distances of the ball predicate (shapes.hpp), exact where
 /// a square or a sum would overflow or underflow T: the best min(k, n) by (unbounded
 /// distance_sq, id) within the closed radius, each reported as that distance rounded to T
@@ -238,13 +253,8 @@ void run_nearest_sq(std::vector<neighbor<T, Id>>& out, std::size_t k, std::size_
         const wide<T> d = wide_sum_sq<T, D>(offsets(p));
         if (std::isinf(radius) || cap.within(d)) found.push_back(measured{d, id});
     });
-    const auto before = [](const measured& x, const measured& y) {
-        return wide_less(x.d, y.d) || (!wide_less(y.d, x.d) && x.id < y.id);
-    };
-    const std::size_t keep = std::min(kk, found.size());
-    std::partial_sort(found.begin(), found.begin() + static_cast<std::ptrdiff_t>(keep), found.end(), before);
     out.clear();
-    for (std::size_t i = 0; i < keep; ++i) out.push_back(neighbor<T, Id>{found[i].id, wide_value(found[i].d)});
+    append_wide_best(found, kk, out);
 }
 
 }  // namespace detail
