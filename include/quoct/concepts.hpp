@@ -47,6 +47,7 @@ struct is_shape<S, T, D,
                                  std::is_convertible<decltype(std::declval<const S&>().contains(
                                                          std::declval<const point<T, D>&>())),
                                                      bool>::value>> : std::true_type {};
+/// is_shape<S, T, D>::value: S is a Shape over point<T, D>.
 template <class S, class T, std::size_t D>
 constexpr bool is_shape_v = is_shape<S, T, D>::value;
 
@@ -63,6 +64,7 @@ struct is_nearest_metric<
                                          T>::value &&
                      std::is_convertible<decltype(std::declval<const M&>().to_box(std::declval<const box<T, D>&>())),
                                          T>::value>> : std::true_type {};
+/// is_nearest_metric<M, T, D>::value: M is a NearestMetric over point<T, D>.
 template <class M, class T, std::size_t D>
 constexpr bool is_nearest_metric_v = is_nearest_metric<M, T, D>::value;
 
@@ -76,6 +78,7 @@ struct is_result_set<S, T,
                      std::enable_if_t<std::is_convertible<decltype(std::declval<const S&>().bound()), T>::value &&
                                       std::is_convertible<decltype(std::declval<const S&>().full()), bool>::value>>
     : std::true_type {};
+/// is_result_set<S, T>::value: S is a ResultSet of values T.
 template <class S, class T>
 constexpr bool is_result_set_v = is_result_set<S, T>::value;
 
@@ -101,6 +104,7 @@ struct is_pair_metric<
                                 std::declval<const Index&>(), std::declval<const box<T, D>&>(), T{},
                                 std::declval<bool (*)(typename Index::id_type, const point<T, D>&)>())),
                             bool>::value>> : std::true_type {};
+/// is_pair_metric<M, Index, T, D>::value: M is a PairMetric for Index.
 template <class M, class Index, class T, std::size_t D>
 constexpr bool is_pair_metric_v = is_pair_metric<M, Index, T, D>::value;
 

@@ -950,6 +950,8 @@ typename packed_object_index<Shape, Id>::T packed_object_index<Shape, Id>::ball_
 // whose floor is 0 (the nodes around p: where p lies inside many objects, the k best are
 // there), and sets aside the nodes with other children left. The second searches those,
 // the nearest first, depth first again.
+/// \cond QUOCT_INTERNAL
+// (Private to packed_object_index, defined out of its class: not in the API reference.)
 template <class Shape, class Id>
 struct packed_object_index<Shape, Id>::nearest_search {
     // A node being searched: its children's floors and least keys, and the children still
@@ -1084,6 +1086,7 @@ struct packed_object_index<Shape, Id>::nearest_search {
         }
     }
 };
+/// \endcond
 
 // Depth first in two passes (see the top of this header and nearest_search), with the k
 // best (squared distance, key) so far: a node whose (floor, least key) is not below the
