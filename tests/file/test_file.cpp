@@ -334,7 +334,8 @@ TEST_CASE("file: view_bytes with no keep reads bytes the caller keeps alive", "[
         o.verify = verify;
         const auto v = quoct::view_bytes<quoct::octree<double>>(aligned.data(), bytes.size(), nullptr, o);
         const auto copy = v;
-        quoct::octree<double> moved = std::move(quoct::octree<double>(v));
+        quoct::octree<double> copied(v);
+        const quoct::octree<double> moved = std::move(copied);
         for (int q = 0; q < 20; ++q) {
             const quoct::ball<double, 3> s{pts[static_cast<std::size_t>(q) * 211], 12.0};
             const auto want = brute_ball(pts, s);
