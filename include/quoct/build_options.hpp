@@ -16,7 +16,7 @@ namespace quoct {
 /// in a cell 2^-d as wide as the root's bounds on each axis. Those are at most 2 max() wide,
 /// and two distinct finite values differ by at least denorm_min(), so a node holding two
 /// distinct points lies at depth at most log2(2 max() / denorm_min()) = 1 + max_exponent -
-/// min_exponent + digits, and its children one deeper (detail::split_depth_bound): 279 for
+/// min_exponent + digits, and its children one deeper: 279 for
 /// float, 2,100 for double, 32,831 for x87 80-bit long double and 32,880 for IEEE binary128.
 /// The limit is about twice the largest (rounding in a fitted grid moves its cell edges by
 /// units in the last place, not by a level). Queries size their stacks by the tree's actual

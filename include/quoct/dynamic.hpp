@@ -58,9 +58,10 @@ inline build_options without_nearest_index() {
 
 /// How a dynamic_orthtree keeps itself in shape.
 struct dynamic_options {
-    /// Options for the snapshot and side trees. Their nearest_index is off by default: a
-    /// dynamic index's nearest searches several trees, and the bytes weigh more than the
-    /// speed there (bench/README.md, issue 14).
+    /// Options for the snapshot and side trees: build_options' defaults but nearest_index,
+    /// which is off here: a dynamic index's nearest searches several trees, and the bytes
+    /// weigh more than the speed there.
+    /// \hideinitializer
     build_options tree = detail::without_nearest_index();
     /// Rebuild the snapshot when its dead entries (erased or moved-away points) exceed this
     /// fraction of the live points, or when the live points outside it exceed both this

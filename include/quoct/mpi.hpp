@@ -216,8 +216,10 @@ public:
     const std::vector<point_type>& owned_points() const noexcept { return owned_points_; }
     /// The tree over this rank's points; its ids are positions in owned_ids().
     const local_tree_type& local_tree() const noexcept { return tree_; }
-    /// Bytes this rank has sent to other ranks through this index so far (see
-    /// detail::channel for what is counted). Not collective.
+    /// Bytes this rank has addressed to other ranks through this index so far: the payload
+    /// and counts of every exchange, and for gathers and reductions its contribution once
+    /// per other rank (a logical count: MPI's own algorithms may move a little more or less
+    /// for those small messages); nothing for sends to itself. Not collective.
     std::uint64_t bytes_sent() const noexcept { return channel_.bytes_sent(); }
 
     /// Row q holds the global ids of every point in the closed ball balls[q], increasing.

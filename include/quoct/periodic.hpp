@@ -54,13 +54,13 @@ struct periodic_domain {
     }
     /// axis_distance(a, x, y) with an unbounded exponent: the same value where it is finite
     /// (always on a wrapping axis), |x - y| where that overflows T.
-    detail::wide<T> wide_axis_distance(std::size_t a, T x, T y) const noexcept {
+    wide<T> wide_axis_distance(std::size_t a, T x, T y) const noexcept {
         return wraps(a) ? detail::to_wide(axis_distance(a, x, y)) : detail::wide_difference(x, y);
     }
 
     /// Squared minimum-image distance, rounded in T: the sum every periodic query compares
-    /// with the radius squared, by the predicate of shapes.hpp (with no overflow or
-    /// underflow: detail::radius_bound).
+    /// with the radius squared, by the predicate of shapes.hpp (which decides exactly where
+    /// the squares overflow or underflow).
     T distance_sq(const point<T, D>& p, const point<T, D>& q) const noexcept {
         T s = 0;
         for (std::size_t a = 0; a < D; ++a) {
@@ -140,7 +140,7 @@ bool periodic_axis_bounds(const periodic_domain<T, D>& domain, std::size_t a, T 
 
 /// A closed ball under the minimum-image distance, as a shape for query_shape /
 /// visit_shape / count_shape: contains(p) is domain.distance_sq(p, center) <= r * r by the
-/// predicate of shapes.hpp, with bound = detail::radius_bound<T, D>(r).
+/// predicate of shapes.hpp (exact where the squares overflow or underflow).
 ///
 /// classify bounds that from both sides per axis, for the points p of the domain in any
 /// box [lo, hi] (a tree's node boxes are rounded outwards, so they may reach past [0, L)
@@ -155,7 +155,17 @@ template <class T, std::size_t D>
 struct periodic_ball_query {
     periodic_domain<T, D> domain;      ///< the domain
     point<T, D> center;                ///< the centre, inside the domain
-    detail::radius_bound<T, D> bound;  ///< the radius, as the predicate compares it
+    detail::radius_bound<T, D> bound;  ///< the radius, as the predicate compares it (made from r)
+
+    /// The ball of radius r >= 0 about center, a point of domain (a periodic_index's
+    /// shape(ball) checks both; here they are the caller's to check).
+    periodic_ball_query(const periodic_domain<T, D>& domain_, const point<T, D>& center_, T r)
+        : periodic_ball_query(domain_, center_, detail::radius_bound<T, D>(r)) {}
+    /// \cond QUOCT_INTERNAL
+    periodic_ball_query(const periodic_domain<T, D>& domain_, const point<T, D>& center_,
+                        const detail::radius_bound<T, D>& bound_)
+        : domain(domain_), center(center_), bound(bound_) {}
+    /// \endcond
 
     /// How the closed box b relates to the ball: outside only if no point of the domain in
     /// b is in it, inside only if every one is.
@@ -325,22 +335,29 @@ struct periodic_nearest_metric {
     }
 };
 
-/// The pair searches' view of a periodic index.
-template <class T, std::size_t D>
-struct periodic_pair_metric {
-    periodic_domain<T, D> domain;
-
-    T distance_sq(const point<T, D>& a, const point<T, D>& b) const noexcept { return domain.distance_sq(a, b); }
-    T axis_distance(std::size_t a, T x, T y) const noexcept { return domain.axis_distance(a, x, y); }
-    wide<T> wide_axis_distance(std::size_t a, T x, T y) const noexcept { return domain.wide_axis_distance(a, x, y); }
-    template <class Index, class F>
-    bool visit_near(const Index& index, const box<T, D>& region, T r, F&& f) const {
-        const radius_bound<T, D> bound(r);
-        return index.visit_shape(periodic_near_box<T, D>{domain, region, bound.sure_in, bound.sure_out}, f);
-    }
-};
 
 }  // namespace detail
+
+/// The pair searches' view of a periodic index, the PairMetric (docs/extending/pair-metric.md)
+/// that periodic_index::metric() returns: the minimum-image distance of domain.
+template <class T, std::size_t D>
+struct periodic_pair_metric {
+    periodic_domain<T, D> domain;  ///< the domain
+
+    /// domain.distance_sq(a, b).
+    T distance_sq(const point<T, D>& a, const point<T, D>& b) const noexcept { return domain.distance_sq(a, b); }
+    /// domain.axis_distance(a, x, y).
+    T axis_distance(std::size_t a, T x, T y) const noexcept { return domain.axis_distance(a, x, y); }
+    /// domain.wide_axis_distance(a, x, y).
+    wide<T> wide_axis_distance(std::size_t a, T x, T y) const noexcept { return domain.wide_axis_distance(a, x, y); }
+    /// Calls f(id, point) for a superset of index's points within r (minimum image) of some
+    /// point of region, while f returns true; false if f stopped it.
+    template <class Index, class F>
+    bool visit_near(const Index& index, const box<T, D>& region, T r, F&& f) const {
+        const detail::radius_bound<T, D> bound(r);
+        return index.visit_shape(detail::periodic_near_box<T, D>{domain, region, bound.sure_in, bound.sure_out}, f);
+    }
+};
 
 /// An index over a periodic domain. Index is the index underneath: quoct::orthtree (built
 /// once) or quoct::dynamic_orthtree (insert / erase / move, forwarded after the domain
@@ -407,7 +424,7 @@ public:
     /// The index underneath (plain coordinates: its queries do not wrap).
     const Index& base() const noexcept { return base_; }
     /// For the pair searches: the minimum-image metric.
-    detail::periodic_pair_metric<T, D> metric() const noexcept { return {domain_}; }
+    periodic_pair_metric<T, D> metric() const noexcept { return {domain_}; }
     /// Number of points.
     std::size_t size() const noexcept { return base_.size(); }
     /// True when there are none.
@@ -520,7 +537,7 @@ private:
     periodic_ball_query<T, D> shape(const ball_type& s) const {
         detail::check_radius(s.radius, "ball");
         domain_.check(s.center, "ball centre");
-        return {domain_, s.center, detail::radius_bound<T, D>(s.radius)};
+        return {domain_, s.center, s.radius};
     }
 
     // --- point_queries' primitives
@@ -605,7 +622,7 @@ struct periodic_minkowski_ball {
     /// b is in it, inside only if every one is.
     relation classify(const box<T, D>& b) const noexcept {
         if (kind == norm::l2)
-            return periodic_ball_query<T, D>{domain, center, detail::radius_bound<T, D>(radius)}.classify(b);
+            return periodic_ball_query<T, D>{domain, center, radius}.classify(b);
         const detail::norm_terms<T> terms(kind);
         const T bound = terms.bound_of(radius);
         T near = 0, far = 0;
@@ -620,7 +637,7 @@ struct periodic_minkowski_ball {
     }
     /// The predicate of the norm on the minimum-image gaps.
     bool contains(const point<T, D>& p) const {
-        if (kind == norm::l2) return periodic_ball_query<T, D>{domain, center, detail::radius_bound<T, D>(radius)}.contains(p);
+        if (kind == norm::l2) return periodic_ball_query<T, D>{domain, center, radius}.contains(p);
         const detail::norm_terms<T> terms(kind);
         return terms.template sum<D>([&](std::size_t a) { return domain.axis_distance(a, p[a], center[a]); }) <=
                terms.bound_of(radius);

@@ -608,7 +608,7 @@ TEMPLATE_TEST_CASE("periodic_ball_query classifies any box conservatively", "[pe
             quoct::point<T, D> c;
             for (std::size_t a = 0; a < D; ++a) c[a] = centres[rng() % 4];
             const T r = L * static_cast<T>(std::ldexp(1.0, -static_cast<int>(rng() % 8)));
-            const quoct::periodic_ball_query<T, D> q{dom, c, quoct::detail::radius_bound<T, D>(r)};
+            const quoct::periodic_ball_query<T, D> q(dom, c, r);
             const quoct::relation rel = q.classify(b);
             // Domain points of the box: its corners and faces clamped into [0, L).
             for (int k = 0; k < 16; ++k) {
