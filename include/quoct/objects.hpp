@@ -44,6 +44,7 @@
 #include "detail/validate.hpp"
 #include "dynamic.hpp"
 #include "neighbor.hpp"
+#include "object_queries.hpp"
 #include "parallel.hpp"
 #include "queries.hpp"
 #include "shapes.hpp"
@@ -204,10 +205,15 @@ struct object_nearest_metric<box<T, D>> {
 /// An index of objects of one shape type: quoct::ball<T, D> or quoct::box<T, D>. Ids are
 /// stable and never reused, from 0 to id_bound() - 1, like dynamic_orthtree's.
 template <class Shape, class Id = std::uint32_t>
-class object_index {
+class object_index : public object_queries<object_index<Shape, Id>, typename Shape::point_type, Id> {
     using traits = detail::object_traits<Shape>;
+    using queries = object_queries<object_index, typename Shape::point_type, Id>;
 
 public:
+    using queries::count;
+    using queries::nearest;
+    using queries::query;
+
     /// @name Types
     /// The objects' shape, and the index's scalar, id, point, box and ball types and dimension.
     ///@{
@@ -378,27 +384,6 @@ public:
         check_query(q);
         return visit_classes_from(q, 0, [&](Id id, const Shape& s) { return detail::go_on(f, id, s); });
     }
-    /// Clears `out`, then fills it with the ids of the live objects meeting q, in no
-    /// particular order. Throws as visit.
-    template <class Query>
-    void query(const Query& q, std::vector<Id>& out) const {
-        out.clear();
-        visit(q, [&](Id id, const Shape&) { out.push_back(id); });
-    }
-    /// As query(q, out), returning the ids.
-    template <class Query>
-    std::vector<Id> query(const Query& q) const {
-        std::vector<Id> out;
-        query(q, out);
-        return out;
-    }
-    /// Number of live objects meeting q. Throws as visit.
-    template <class Query>
-    std::size_t count(const Query& q) const {
-        std::size_t n = 0;
-        visit(q, [&](Id, const Shape&) { ++n; });
-        return n;
-    }
     /// Clears `out`, then fills it with the live objects meeting the closed ball s (the
     /// objects query(s) returns), each with quoct::distance_sq(s.center, shape): the squared
     /// distance from the centre to the object, 0 when the centre lies in it. In no particular
@@ -420,7 +405,7 @@ public:
     /// all live objects sorted by (quoct::distance_sq(p, shape), id), the squared distance
     /// from p to the object's closest point (0 when p lies in it; see distance_sq(point,
     /// ball) for how a ball's is rounded). Each class's centres are searched best first,
-    /// pruned by a lower bound of that distance (detail::object_nearest_metric). Throws
+    /// pruned by a lower bound of that distance. Throws
     /// std::invalid_argument if k == 0 or p has a NaN or infinite coordinate.
     void nearest(const point_type& p, std::size_t k, std::vector<neighbor_type>& out) const {
         detail::check_point(p, "nearest query point");
@@ -448,14 +433,6 @@ public:
         detail::knn_set<scalar_type, Id> set(out, k);
         visit(ball_type{p, radius}, [&](Id id, const Shape& o) { set.offer(id, distance_sq(p, o)); });
         set.finish();
-    }
-    /// As nearest(p, k, out), returning the ids.
-    std::vector<Id> nearest(const point_type& p, std::size_t k) const {
-        std::vector<neighbor_type> found;
-        nearest(p, k, found);
-        std::vector<Id> ids;
-        detail::ids_of(found, ids);
-        return ids;
     }
 
     /// Calls f(id, shape) for every live object, in no particular order.

@@ -102,6 +102,7 @@
 #include "detail/rounding.hpp"
 #include "detail/validate.hpp"
 #include "neighbor.hpp"
+#include "object_queries.hpp"
 #include "parallel.hpp"
 #include "shapes.hpp"
 
@@ -199,8 +200,9 @@ QUOCT_TARGET_AVX2 inline std::uint32_t avx2_children_meeting(const T* const* lo,
 /// objects' positions in the input. Id must number every object (std::uint64_t beyond
 /// 2^32 - 1).
 template <class Shape, class Id = std::uint32_t>
-class packed_object_index {
+class packed_object_index : public object_queries<packed_object_index<Shape, Id>, typename Shape::point_type, Id> {
     using traits = detail::packed_shape<Shape>;
+    using queries = object_queries<packed_object_index, typename Shape::point_type, Id>;
     static_assert(std::is_floating_point<typename traits::scalar>::value,
                   "quoct::packed_object_index: the coordinates must be a floating-point type");
     static_assert(std::is_integral<Id>::value && std::is_unsigned<Id>::value,
@@ -288,26 +290,6 @@ public:
         detail::check_ball(q);
         return search(q, f);
     }
-    /// Ids of the objects meeting the query (a box or a ball), into `out` (cleared first).
-    template <class Query>
-    void query(const Query& q, std::vector<Id>& out) const {
-        out.clear();
-        visit(q, [&](Id id) { out.push_back(id); });
-    }
-    /// Ids of the objects meeting the query (a box or a ball).
-    template <class Query>
-    std::vector<Id> query(const Query& q) const {
-        std::vector<Id> out;
-        query(q, out);
-        return out;
-    }
-    /// How many objects meet the query (a box or a ball).
-    template <class Query>
-    std::size_t count(const Query& q) const {
-        std::size_t k = 0;
-        visit(q, [&](Id) { ++k; });
-        return k;
-    }
     /// Ids of the objects that contain `p` (contains(object, p)).
     std::vector<Id> containing(const point_type& p) const {
         detail::check_point(p, "query point");
@@ -323,14 +305,7 @@ public:
     /// NaN or infinite coordinate.
     void nearest(const point_type& p, std::size_t k, std::vector<neighbor_type>& out,
                  ties rule = ties::smallest_id) const;
-    /// As nearest(p, k, out, rule), returning the ids.
-    std::vector<Id> nearest(const point_type& p, std::size_t k, ties rule = ties::smallest_id) const {
-        std::vector<neighbor_type> found;
-        nearest(p, k, found, rule);
-        std::vector<Id> ids;
-        detail::ids_of(found, ids);
-        return ids;
-    }
+    using queries::nearest;
     /// The broad phase: calls f(a, b) once for every pair of objects that meet
     /// (intersects(a, b), closed: touching counts), a < b; false from f stops (then returns
     /// false). Serial; the order is fixed for a given index but otherwise unspecified.
@@ -1127,9 +1102,10 @@ void packed_object_index<Shape, Id>::nearest(const point_type& p, std::size_t k,
 /// index, built anew (small) on each update. When more than a loose_limit() of the objects
 /// are loose, update() builds the main tree anew and no object is loose.
 template <class Shape, class Id = std::uint32_t>
-class moving_object_index {
+class moving_object_index : public object_queries<moving_object_index<Shape, Id>, typename Shape::point_type, Id> {
     using packed = packed_object_index<Shape, Id>;
     using traits = detail::packed_shape<Shape>;
+    using queries = object_queries<moving_object_index, typename Shape::point_type, Id>;
 
 public:
     using shape_type = Shape;                                ///< the indexed objects
@@ -1185,18 +1161,6 @@ public:
         if (!main_.visit(q, f)) return false;
         return side_.visit(q, [&](Id k) { return detail::go_on(f, loose_[k]); });
     }
-    /// Ids of the objects meeting the query (a box or a ball), in no particular order.
-    template <class Query>
-    std::vector<Id> query(const Query& q) const {
-        std::vector<Id> out;
-        visit(q, [&](Id id) { out.push_back(id); });
-        return out;
-    }
-    /// How many objects meet the query (a box or a ball).
-    template <class Query>
-    std::size_t count(const Query& q) const {
-        return main_.count(q) + side_.count(q);
-    }
     /// Ids of the objects that contain `p`, in no particular order.
     std::vector<Id> containing(const point_type& p) const {
         std::vector<Id> out = main_.containing(p);
@@ -1219,14 +1183,7 @@ public:
             std::inplace_merge(out.begin(), middle, out.end(), detail::knn_set<scalar_type, Id>::before);
         if (out.size() > k) out.resize(k);
     }
-    /// As nearest(p, k, out, rule), returning the ids.
-    std::vector<Id> nearest(const point_type& p, std::size_t k, ties rule = ties::smallest_id) const {
-        std::vector<neighbor_type> found;
-        nearest(p, k, found, rule);
-        std::vector<Id> ids;
-        detail::ids_of(found, ids);
-        return ids;
-    }
+    using queries::nearest;
     /// Calls f(a, b) once for every pair of objects that meet, a < b; false from f stops
     /// (then returns false). Serial; the order is unspecified.
     template <class F>

@@ -69,6 +69,7 @@ struct point {
 /// lo == hi gives a degenerate (zero-size) box, which still contains that point.
 template <class T, std::size_t D>
 struct box {
+    using point_type = point<T, D>;  ///< its corners' type
     point<T, D> lo;  ///< the lower corner: the smallest coordinate on each axis
     point<T, D> hi;  ///< the upper corner: the largest coordinate on each axis
 };
@@ -77,6 +78,7 @@ struct box {
 /// a sphere in 3D. The radius is in the same units as the coordinates, never squared.
 template <class T, std::size_t D>
 struct ball {
+    using point_type = point<T, D>;  ///< its centre's type
     point<T, D> center;  ///< the centre
     T radius;            ///< the radius (>= 0 for a query; the same units as the coordinates)
 };
