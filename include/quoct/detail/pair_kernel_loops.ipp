@@ -7,6 +7,9 @@
 // (count_within, hits_within, hit_ids, near_box, near_box_copy); the lanes past `last` are
 // masked off (lanes_below).
 
+// How many lanes a mask sets.
+inline unsigned lanes_count(unsigned mask) noexcept { return static_cast<unsigned>(_mm_popcnt_u32(mask)); }
+
 // The lanes of candidates i.. within r2 of p (or their own cr2), and of those within
 // `bound` of the box [lo, hi]: the portable loops' arithmetic, a vector at a time.
 template <class V, class T, std::size_t D>
@@ -32,7 +35,7 @@ template <class V, class T, std::size_t D>
 std::size_t count(const T* p, const T* const* c, const T* cr2, std::size_t first, std::size_t last, T r2) noexcept {
     std::size_t n = 0;
     for (std::size_t i = first; i < last; i += V::lanes)
-        n += V::count(lanes_within<V, T, D>(p, c, cr2, i, r2) & lanes_below(last - i));
+        n += lanes_count(lanes_within<V, T, D>(p, c, cr2, i, r2) & lanes_below(last - i));
     return n;
 }
 
@@ -44,7 +47,7 @@ std::size_t hits(const T* p, const T* const* c, const T* cr2, std::size_t first,
         const unsigned mask = lanes_within<V, T, D>(p, c, cr2, i, r2) & lanes_below(last - i);
         if (mask == 0) continue;
         V::store_positions(out + n, mask, i);
-        n += V::count(mask);
+        n += lanes_count(mask);
     }
     return n;
 }
@@ -58,7 +61,7 @@ std::size_t hit_ids(const T* p, const T* const* c, const T* cr2, const std::uint
         if (mask == 0) continue;
         if (has_skip) mask = V::drop_id(mask, ids + i, skip);
         V::store_selected_ids(out + n, V::select(mask), ids + i);
-        n += V::count(mask);
+        n += lanes_count(mask);
     }
     return n;
 }
@@ -70,7 +73,7 @@ std::size_t near_box(const T* lo, const T* hi, const T* const* c, std::size_t fi
     for (std::size_t i = first; i < last; i += V::lanes) {
         const unsigned mask = lanes_near_box<V, T, D>(lo, hi, c, i, bound) & lanes_below(last - i);
         V::store_positions(out + n, mask, i);
-        n += V::count(mask);
+        n += lanes_count(mask);
     }
     return n;
 }
@@ -88,7 +91,7 @@ std::size_t near_box_copy(const T* lo, const T* hi, const T* const* c, const std
         if (extra != nullptr) V::store_selected(out_extra + n, s, V::load(extra + i));
         if (tags != nullptr) V::store_selected_ids(out_tag + n, s, tags + i);
         else V::store_positions(out_tag + n, mask, i);
-        n += V::count(mask);
+        n += lanes_count(mask);
     }
     return n;
 }

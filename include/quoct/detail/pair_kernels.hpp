@@ -261,7 +261,7 @@ inline unsigned lanes_below(std::size_t left) noexcept {
 
 // --- The vector operations: AVX2 (8 floats or 4 doubles a step), AVX-512 (16 or 8) ------
 // Each kernel below is written once over these: V::lanes, arithmetic on V::vec, le() giving
-// a mask of lanes, count() of a mask, and the stores of the lanes a mask selects (their
+// a mask of lanes, and the stores of the lanes a mask selects (their
 // positions, values or ids), through V::select(mask): a permutation vector on AVX2, the
 // mask itself on AVX-512. square() makes its result opaque (QUOCT_UNFUSED); min(x, h) is
 // x < h ? x : h and max(l, v) is l > v ? l : v: the portable clamp, NaN included.
@@ -272,9 +272,6 @@ template <std::size_t Lanes>
 struct avx2_lanes {
     static constexpr std::size_t lanes = Lanes;
     using selection = __m256i;
-    QUOCT_TARGET_AVX2 static unsigned count(unsigned mask) noexcept {
-        return static_cast<unsigned>(_mm_popcnt_u32(mask));
-    }
     /// The lanes set in an 8-bit mask, in increasing order, as a permutation vector.
     QUOCT_TARGET_AVX2 static selection select(unsigned mask) noexcept {
         const __m256i packed = _mm256_set1_epi32(static_cast<int>(compress_lut.packed[mask & 0xffu]));
@@ -359,9 +356,6 @@ template <std::size_t Lanes>
 struct avx512_lanes {
     static constexpr std::size_t lanes = Lanes;
     using selection = unsigned;
-    QUOCT_TARGET_AVX512 static unsigned count(unsigned mask) noexcept {
-        return static_cast<unsigned>(_mm_popcnt_u32(mask));
-    }
     QUOCT_TARGET_AVX512 static selection select(unsigned mask) noexcept { return mask; }
     QUOCT_TARGET_AVX512 static void store_positions(std::uint32_t* out, unsigned mask, std::size_t i) noexcept {
         const __m512i positions = _mm512_add_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
