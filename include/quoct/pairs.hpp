@@ -283,6 +283,16 @@ bool block_neighbors(const Metric& metric, const Target& target, const ordered_p
     return true;
 }
 
+/// block_neighbors over the blocks [first, last) of o, in order; false as soon as emit
+/// stopped one.
+template <bool Half = false, class Metric, class Target, class T, std::size_t D, class Id, class Emit>
+bool blocks_neighbors(const Metric& metric, const Target& target, const ordered_points<T, D, Id>& o, std::size_t first,
+                      std::size_t last, T r, candidates<T, D, typename Target::id_type>& cand, Emit&& emit) {
+    for (std::size_t bl = first; bl < last; ++bl)
+        if (!block_neighbors<Half>(metric, target, o, o.block_starts[bl], o.block_starts[bl + 1], r, cand, emit)) return false;
+    return true;
+}
+
 template <class T>
 void check_pair_radius(T r) {
     check_radius(r, "pair search");
@@ -393,15 +403,11 @@ bool for_each_pair_within(const Index& index, typename Index::scalar_type r, F&&
     const auto o = detail::order_points(index, r);
     const auto metric = detail::pair_metric_of(index);
     detail::candidates<T, D, Id> cand;
-    for (std::size_t bl = 0; bl + 1 < o.block_starts.size(); ++bl) {
-        const bool went_on = detail::block_neighbors<true>(
-            metric, index, o, o.block_starts[bl], o.block_starts[bl + 1], r, cand, [&](std::size_t k, Id j, T d2) {
-                const Id i = o.ids[k];
-                return i < j ? detail::call_pair(f, i, j, d2) : detail::call_pair(f, j, i, d2);
-            });
-        if (!went_on) return false;
-    }
-    return true;
+    return detail::blocks_neighbors<true>(metric, index, o, 0, o.block_starts.size() - 1, r, cand,
+                                          [&](std::size_t k, Id j, T d2) {
+                                              const Id i = o.ids[k];
+                                              return i < j ? detail::call_pair(f, i, j, d2) : detail::call_pair(f, j, i, d2);
+                                          });
 }
 
 /// Calls f(i, j, d2) (or f(i, j)) once for every point i of `a` and point j of `b` within
@@ -418,13 +424,8 @@ bool for_each_pair_within(const IndexA& a, const IndexB& b, typename IndexA::sca
     const auto o = detail::order_points(a, r);
     const auto metric = detail::pair_metric_of(b);
     detail::candidates<T, D, IdB> cand;
-    for (std::size_t bl = 0; bl + 1 < o.block_starts.size(); ++bl) {
-        const bool went_on = detail::block_neighbors(
-            metric, b, o, o.block_starts[bl], o.block_starts[bl + 1], r, cand,
-            [&](std::size_t k, IdB j, T d2) { return detail::call_pair(f, o.ids[k], j, d2); });
-        if (!went_on) return false;
-    }
-    return true;
+    return detail::blocks_neighbors(metric, b, o, 0, o.block_starts.size() - 1, r, cand,
+                                    [&](std::size_t k, IdB j, T d2) { return detail::call_pair(f, o.ids[k], j, d2); });
 }
 
 /// Neighbour lists of every point: row i holds, in increasing order, the ids j != i of
@@ -694,12 +695,11 @@ std::vector<std::pair<typename Index::id_type, typename Index::id_type>> pairs_w
     detail::for_each_chunk(chunks, threads, [&](std::size_t c) {
         detail::candidates<T, D, Id> cand;
         std::vector<pair_type>& out = found[c];
-        for (std::size_t bl = c * blocks_per_chunk; bl < std::min(blocks, (c + 1) * blocks_per_chunk); ++bl)
-            detail::block_neighbors<true>(metric, index, o, o.block_starts[bl], o.block_starts[bl + 1], r, cand,
-                                               [&](std::size_t k, Id j, T) {
-                                                   const Id i = o.ids[k];
-                                                   out.push_back(i < j ? pair_type{i, j} : pair_type{j, i});
-                                               });
+        detail::blocks_neighbors<true>(metric, index, o, c * blocks_per_chunk,
+                                       std::min(blocks, (c + 1) * blocks_per_chunk), r, cand, [&](std::size_t k, Id j, T) {
+                                           const Id i = o.ids[k];
+                                           out.push_back(i < j ? pair_type{i, j} : pair_type{j, i});
+                                       });
     });
     // Sorted by (i, j): counted and placed by i, then each run of one i sorted by j.
     const std::size_t ids = detail::id_bound(index);
