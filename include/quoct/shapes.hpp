@@ -129,6 +129,18 @@ constexpr T axis_reach(T c, T lo, T hi) noexcept {
     const T up = hi - c;
     return down > up ? down : up;
 }
+// The sum over the axes, in axis order, of term(p[a], b.lo[a], b.hi[a]) squared, rounded in T
+// (the first square is the sum's start, not 0 + it).
+template <class T, std::size_t D, class Term>
+constexpr T axis_sum_sq(const point<T, D>& p, const box<T, D>& b, Term term) noexcept {
+    T d = term(p[0], b.lo[0], b.hi[0]);
+    T s = d * d;
+    for (std::size_t i = 1; i < D; ++i) {
+        d = term(p[i], b.lo[i], b.hi[i]);
+        s += d * d;
+    }
+    return s;
+}
 }  // namespace detail
 
 /// Squared distance from p to the closest point of the closed box b (0 when p is in b).
@@ -140,13 +152,7 @@ constexpr T axis_reach(T c, T lo, T hi) noexcept {
 /// half-width, so no rounding separates it from the points that sit on that face.
 template <class T, std::size_t D>
 constexpr T distance_sq(const point<T, D>& p, const box<T, D>& b) noexcept {
-    T d = detail::axis_gap(p[0], b.lo[0], b.hi[0]);
-    T s = d * d;
-    for (std::size_t i = 1; i < D; ++i) {
-        d = detail::axis_gap(p[i], b.lo[i], b.hi[i]);
-        s += d * d;
-    }
-    return s;
+    return detail::axis_sum_sq(p, b, [](T x, T lo, T hi) { return detail::axis_gap(x, lo, hi); });
 }
 
 namespace detail {
@@ -178,13 +184,7 @@ T distance_sq(const point<T, D>& p, const ball<T, D>& s) noexcept {
 /// Squared distance from p to the farthest corner of the closed box b.
 template <class T, std::size_t D>
 constexpr T farthest_distance_sq(const point<T, D>& p, const box<T, D>& b) noexcept {
-    T d = detail::axis_reach(p[0], b.lo[0], b.hi[0]);
-    T s = d * d;
-    for (std::size_t i = 1; i < D; ++i) {
-        d = detail::axis_reach(p[i], b.lo[i], b.hi[i]);
-        s += d * d;
-    }
-    return s;
+    return detail::axis_sum_sq(p, b, [](T x, T lo, T hi) { return detail::axis_reach(x, lo, hi); });
 }
 
 namespace detail {
