@@ -85,6 +85,7 @@ struct scan_plan {
 struct sliding_plan {
     std::vector<std::vector<map_point>> scans;
     std::vector<quoct::box<float, 3>> keep;  // the local map's box after each scan
+    float extent = 0;                         // the bunny's width along x
 };
 
 map_point to_float(const point<3>& p) {
@@ -151,6 +152,7 @@ const sliding_plan& get_sliding_plan() {
         for (const auto& p : pool)
             for (std::size_t a = 0; a < 3; ++a) lo[a] = std::min(lo[a], p[a]), hi[a] = std::max(hi[a], p[a]);
         const float extent = hi[0] - lo[0], seen = 0.1f * extent, half = 0.2f * extent;
+        s.extent = extent;
         std::sort(pool.begin(), pool.end(), [](const map_point& x, const map_point& y) { return x[0] < y[0]; });
         rng r(0x44b);
         for (std::size_t k = 0; k < scans; ++k) {
@@ -369,6 +371,7 @@ struct times {
     double insert = 0, knn = 0, radius = 0, move = 0, knn_moved = 0, radius_moved = 0, erase = 0;
     double bytes_per_point = 0;
     double background = 0;  // CPU seconds of a peer's own threads, outside the phases
+    std::size_t held = 0;   // points held at the end
 };
 
 // A peer's own threads' CPU time (ikd-Tree's rebuild thread), 0 for the others.
@@ -466,7 +469,39 @@ times run_sliding(answers& a) {
     }
     t.bytes_per_point = static_cast<double>(heap_bytes() - heap0) / static_cast<double>(map.size());
     t.background = background_of(map, 0);
+    t.held = map.size();
     return t;
+}
+
+// quoct's downsampling on insert: the sliding run with each scan thinned by
+// insert_downsampled (at most one point per voxel, the first to come) to voxels 1/Per of
+// the bunny's width. Its answers are its own (it holds fewer points), so they are not
+// compared with the peers'; no peer runs it (i-Octree's option caps the points of its
+// smallest leaves, another rule). Against sliding/bunny/quoct, the same run unthinned.
+template <int Per>
+struct quoct_thinned_map : quoct_map {
+    float voxel = get_sliding_plan().extent / Per;
+    void insert(const std::vector<map_point>& pts) { index.insert_downsampled(pts, voxel); }
+};
+
+template <int Per>
+void bm_thinned(benchmark::State& state) {
+    times sum;
+    double runs = 0;
+    for (auto _ : state) {
+        answers a;
+        const times t = run_sliding<quoct_thinned_map<Per>>(a);
+        state.SetIterationTime(t.insert + t.knn + t.erase);
+        sum.insert += t.insert, sum.knn += t.knn, sum.erase += t.erase;
+        sum.bytes_per_point = t.bytes_per_point;
+        sum.held = t.held;
+        ++runs;
+    }
+    state.counters["insert_s"] = sum.insert / runs;
+    state.counters["knn5_s"] = sum.knn / runs;
+    state.counters["erase_outside_s"] = sum.erase / runs;
+    state.counters["bytes_per_point"] = sum.bytes_per_point;
+    state.counters["points_held"] = static_cast<double>(sum.held);
 }
 
 // quoct's answers, per workload, for the peers' check (computed once, untimed).
@@ -534,6 +569,7 @@ void bm_map(benchmark::State& state) {
             sum.insert += t.insert, sum.knn += t.knn, sum.radius += t.radius, sum.move += t.move;
             sum.knn_moved += t.knn_moved, sum.radius_moved += t.radius_moved, sum.erase += t.erase;
             sum.bytes_per_point = t.bytes_per_point;
+            sum.held = t.held;
             sum.background += t.background;
             ++runs;
         }
@@ -545,6 +581,7 @@ void bm_map(benchmark::State& state) {
     state.counters["knn5_s"] = sum.knn / runs;
     if (Sliding) {
         state.counters["erase_outside_s"] = sum.erase / runs;
+        state.counters["points_held"] = static_cast<double>(sum.held);
     } else {
         state.counters["radius_s"] = sum.radius / runs;
         state.counters["move_s"] = sum.move / runs;
@@ -574,6 +611,9 @@ int main(int argc, char** argv) {
     using namespace quoct_bench;
     take_smoke_flag(argc, argv);
     register_map<quoct_map>();
+    for (const auto& bm : {std::make_pair("sliding-thinned/bunny/quoct/voxel:width/100", &bm_thinned<100>),
+                           std::make_pair("sliding-thinned/bunny/quoct/voxel:width/400", &bm_thinned<400>)})
+        benchmark::RegisterBenchmark(bm.first, bm.second)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(1);
     register_map<nanoflann_map>();
 #ifdef QUOCT_BENCH_HAVE_IOCTREE
     register_map<ioctree_map>();

@@ -27,6 +27,7 @@
 #define QUOCT_DYNAMIC_HPP
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
@@ -54,6 +55,40 @@ inline build_options without_nearest_index() {
     o.nearest_index = false;
     return o;
 }
+
+/// The voxels of dynamic_orthtree::insert_downsampled: a point x lies in the voxel whose
+/// index on axis a is cell(x[a]) = floor(x[a] / size) (+ 0, so that -0 is 0), computed in T.
+template <class T, std::size_t D>
+struct voxel_grid {
+    T size;
+    T cell(T x) const noexcept { return std::floor(x / size) + T(0); }
+    point<T, D> of(const point<T, D>& p) const noexcept {
+        point<T, D> k;
+        for (std::size_t a = 0; a < D; ++a) k[a] = cell(p[a]);
+        return k;
+    }
+};
+
+/// The points of one voxel, as a Shape. x -> cell(x) is monotone (a division by a positive
+/// number and floor, each rounded monotonically), so a box's points have cells between
+/// those of its faces: the box is outside when the cells of its faces miss the voxel's on
+/// an axis, inside when both faces' cells are the voxel's on every axis. Exact.
+template <class T, std::size_t D>
+struct voxel_query {
+    voxel_grid<T, D> grid;
+    point<T, D> index;  // the voxel's cell on each axis
+
+    relation classify(const box<T, D>& b) const noexcept {
+        bool inside = true;
+        for (std::size_t a = 0; a < D; ++a) {
+            const T lo = grid.cell(b.lo[a]), hi = grid.cell(b.hi[a]);
+            if (hi < index[a] || lo > index[a]) return relation::outside;
+            inside = inside && lo == index[a] && hi == index[a];
+        }
+        return inside ? relation::inside : relation::partial;
+    }
+    bool contains(const point<T, D>& p) const noexcept { return grid.of(p) == index; }
+};
 }  // namespace detail
 
 /// How a dynamic_orthtree keeps itself in shape.
@@ -241,6 +276,33 @@ public:
     template <class Range, class = std::enable_if_t<detail::is_contiguous_range<Range>::value>>
     Id insert_all(const Range& points) {
         return insert_all_from(detail::range_source<T, D>(points));
+    }
+
+    /// Adds the points of a scan thinned to one point per voxel, as a LiDAR map is kept:
+    /// the voxels are the cubes of side `voxel` on a grid through the origin, point p lying
+    /// in the one with index floor(p[a] / voxel) on each axis a, computed in T (so two points
+    /// share a voxel exactly when those values agree on every axis). In the order given, a
+    /// point is inserted unless a live point of the index, or an earlier point of this
+    /// call, lies in its voxel. Returns one id per point: its own if it was inserted (the
+    /// inserted points get ids first, first + 1, ... in their order, as insert_all gives),
+    /// else the id of the point that holds its voxel (of the index's live points there,
+    /// the smallest id; or the earlier point's). Costs a sort of the points by voxel and
+    /// one query of a voxel per voxel the call meets, then insert_all of the kept points.
+    /// Throws std::invalid_argument for a voxel that is not positive and finite or a point
+    /// with a NaN or infinite coordinate (naming its position), std::length_error and
+    /// std::bad_alloc; the index is then unchanged.
+    template <class P>
+    std::vector<Id> insert_downsampled(const P* points, std::size_t n, T voxel) {
+        return insert_downsampled_from(detail::point_source<T, D, P>{points, n}, voxel);
+    }
+    /// As insert_downsampled(points, n, voxel), for n points stored flat (coords[i * D + a]).
+    std::vector<Id> insert_downsampled(const T* coords, std::size_t n, T voxel) {
+        return insert_downsampled_from(detail::flat_source<T, D>{coords, n}, voxel);
+    }
+    /// As insert_downsampled(points, n, voxel), for a contiguous range of points.
+    template <class Range, class = std::enable_if_t<detail::is_contiguous_range<Range>::value>>
+    std::vector<Id> insert_downsampled(const Range& points, T voxel) {
+        return insert_downsampled_from(detail::range_source<T, D>(points), voxel);
     }
 
     /// Removes the point with this id; returns false (and changes nothing) if the id is not
@@ -540,6 +602,60 @@ private:
         live_ -= ids.size();
         maintain();
         return ids.size();
+    }
+
+    template <class Source>
+    std::vector<Id> insert_downsampled_from(const Source& points, T voxel) {
+        if (!(voxel > 0) || !std::isfinite(voxel))
+            throw std::invalid_argument("quoct: insert_downsampled: the voxel size must be positive and finite");
+        const std::size_t n = points.size();
+        const detail::voxel_grid<T, D> grid{voxel};
+        std::vector<point_type> cells(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            const point_type p = points[i];
+            if (!is_finite(p))
+                throw std::invalid_argument("quoct: insert_downsampled: point " + std::to_string(i) +
+                                            " has a NaN or infinite coordinate");
+            cells[i] = grid.of(p);
+        }
+        // The points by voxel, each voxel's in their order: its first is the candidate.
+        std::vector<std::size_t> order(n);
+        for (std::size_t i = 0; i < n; ++i) order[i] = i;
+        const auto cell_less = [&](std::size_t x, std::size_t y) {
+            return std::lexicographical_compare(cells[x].coords, cells[x].coords + D, cells[y].coords, cells[y].coords + D);
+        };
+        std::stable_sort(order.begin(), order.end(), cell_less);
+        constexpr Id none = std::numeric_limits<Id>::max();
+        std::vector<Id> holder(n, none);       // for each point: the live id holding its voxel
+        std::vector<std::size_t> first_of(n);  // for each point: its voxel's first point here
+        std::vector<point_type> kept;
+        std::vector<std::size_t> kept_at;      // input position of each kept point
+        for (std::size_t r = 0; r < n;) {
+            std::size_t e = r + 1;
+            while (e < n && !cell_less(order[r], order[e])) ++e;
+            const std::size_t first = order[r];
+            Id found = none;
+            visit_shape(detail::voxel_query<T, D>{grid, cells[first]}, [&](Id id, const auto&...) {
+                if (id < found) found = id;
+            });
+            for (std::size_t x = r; x < e; ++x) {
+                holder[order[x]] = found;
+                first_of[order[x]] = first;
+            }
+            r = e;
+        }
+        for (std::size_t i = 0; i < n; ++i)
+            if (holder[i] == none && first_of[i] == i) {
+                kept.push_back(points[i]);
+                kept_at.push_back(i);
+            }
+        std::vector<std::size_t> rank(n);
+        for (std::size_t j = 0; j < kept_at.size(); ++j) rank[kept_at[j]] = j;
+        std::vector<Id> ids(n);                // allocated before the change: nothing throws after it
+        const Id first_id = insert_all(kept);  // the one change, all or nothing
+        for (std::size_t i = 0; i < n; ++i)
+            ids[i] = holder[i] != none ? holder[i] : static_cast<Id>(first_id + rank[first_of[i]]);
+        return ids;
     }
 
     template <class Source>

@@ -1025,6 +1025,20 @@ class DynamicTree:
             raise ValueError(f"quoct: points must have shape (k, {self.m}), got {arr.shape}")
         return self._core.insert_all(arr)
 
+    def insert_downsampled(self, points, voxel):
+        """Adds the rows of ``points`` (shape (k, m), a scan) thinned to one point per voxel:
+        the cubes of side ``voxel`` on a grid through the origin, row p lying in the one
+        with index floor(p[a] / voxel) on each axis (in float64). In order, a row is added
+        unless a live point, or an earlier row, lies in its voxel. Returns the ids (shape
+        (k,), int64): a row's own if added (first, first + 1, ... in row order), else that
+        of the point holding its voxel (of the live points there, the smallest id).
+        ValueError for a voxel that is not positive and finite, a wrong shape or a NaN or
+        infinite coordinate anywhere; nothing is added then."""
+        arr = _float_array(points, "points")
+        if arr.ndim != 2 or arr.shape[1] != self.m:
+            raise ValueError(f"quoct: points must have shape (k, {self.m}), got {arr.shape}")
+        return self._core.insert_downsampled(arr, float(voxel))
+
     def move(self, i, p):
         """Moves the point with id i to p (shape (m,)); its id stays. With ids of shape (k,)
         and p of shape (k, m), moves them all as one batch (an id given twice ends at its

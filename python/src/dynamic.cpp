@@ -102,6 +102,18 @@ public:
         std::unique_lock<std::shared_mutex> lock(mutex_);
         return index_.insert_all(v, n);
     }
+    // One id per row: its own if kept, else that of the point holding its voxel.
+    iarray insert_downsampled(const darray& points, double voxel) {
+        const std::size_t n = rows_of(points, D, "points");
+        const double* v = points.data();
+        std::vector<id_type> ids;
+        {
+            py::gil_scoped_release nogil;
+            std::unique_lock<std::shared_mutex> lock(mutex_);
+            ids = index_.insert_downsampled(v, n, voxel);
+        }
+        return int_array(ids);
+    }
     // ids (k,) int64 and points (k, D): one batch of moves, refused whole on a bad entry.
     void move_many(const iarray& ids, const darray& points) {
         const std::size_t n = rows_of(points, D, "points");
@@ -251,6 +263,7 @@ void bind_dynamic_d(py::module_& m) {
         .def("move", &core::move, py::arg("id"), py::arg("p"))
         .def("move_all", &core::move_all, py::arg("points"))
         .def("insert_all", &core::insert_all, py::arg("points"))
+        .def("insert_downsampled", &core::insert_downsampled, py::arg("points"), py::arg("voxel"))
         .def("move_many", &core::move_many, py::arg("ids"), py::arg("points"))
         .def("erase_box", &core::erase_box, py::arg("lo"), py::arg("hi"), py::arg("outside"))
         .def("rebuild", &core::rebuild);

@@ -122,6 +122,49 @@ def test_dynamic_scans_batches_and_box_erasure_equal_brute_force(rng):
     check_dynamic(dyn, live, rng, 3)
 
 
+def test_dynamic_insert_downsampled_keeps_one_point_per_voxel_as_brute_force(rng):
+    # The documented rule as the oracle: voxel floor(p / voxel) per axis in float64; in row
+    # order a row goes in unless a live point (the smallest id) or an earlier row holds its
+    # voxel. Half-integer rows sit on voxel faces; an erasure frees voxels.
+    dyn = quoct.DynamicTree(np.zeros((0, 3)))
+    live = {}
+    for step, voxel in enumerate([0.5, 2.0, 0.3, 1.0]):
+        scan = rng.integers(-8, 8, (120, 3)) / 2.0
+        scan[5] = scan[3]
+        cells = np.floor(scan / voxel) + 0.0
+        want, added, nxt = [], {}, dyn.id_bound
+        for p, c in zip(scan, cells):
+            holders = [i for i, q in live.items() if np.array_equal(np.floor(q / voxel) + 0.0, c)]
+            key = tuple(c)
+            if holders:
+                want.append(min(holders))
+            elif key in added:
+                want.append(added[key])
+            else:
+                added[key] = nxt
+                live[nxt] = p
+                want.append(nxt)
+                nxt += 1
+        got = dyn.insert_downsampled(scan, voxel)
+        assert got.dtype == np.int64 and got.tolist() == want
+        assert dyn.id_bound == nxt
+        check_dynamic(dyn, live, rng, 3)
+        if step == 1:
+            inside = [i for i, p in live.items() if np.all(p >= -2) and np.all(p <= 2)]
+            assert dyn.erase_in([-2.0] * 3, [2.0] * 3) == len(inside)
+            for i in inside:
+                del live[i]
+    n, bound = dyn.n, dyn.id_bound
+    for bad in [0.0, -1.0, np.nan, np.inf]:
+        with pytest.raises(ValueError, match="voxel"):
+            dyn.insert_downsampled(np.zeros((2, 3)), bad)
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        dyn.insert_downsampled(np.array([[0.0, 0.0, 0.0], [np.nan, 0.0, 0.0]]), 1.0)
+    with pytest.raises(ValueError, match="shape"):
+        dyn.insert_downsampled(np.zeros((2, 2)), 1.0)
+    assert dyn.n == n and dyn.id_bound == bound
+
+
 def test_dynamic_tree_errors_leave_it_unchanged(rng):
     pts = rng.random((50, 3))
     dyn = quoct.DynamicTree(pts)

@@ -354,6 +354,90 @@ TEMPLATE_TEST_CASE("dynamic_orthtree takes scans at once, and refuses a bad one 
     }
 }
 
+TEMPLATE_TEST_CASE("dynamic_orthtree inserts scans thinned to one point per voxel, as brute force", "[dynamic]",
+                   QUOCT_TEST_CONFIGS) {
+    // The documented rule, written out as the oracle: a point's voxel is floor(x / voxel) + 0
+    // per axis in T; in order, a point goes in unless a live point (the smallest id of
+    // those) or an earlier point of the call holds its voxel. Half-integer lattices put
+    // points on voxel faces (-0 among them), random points and a voxel of 0.3 make the
+    // divisions round; erasures free voxels between scans.
+    using T = typename TestType::scalar;
+    constexpr std::size_t D = TestType::dim;
+    using P = quoct::point<T, D>;
+    for (const int lattice : {0, 8}) {
+        for (const T voxel : {T(0.5), T(2), T(0.3)}) {
+            quoct_test::rng rng(131 + static_cast<unsigned>(lattice) + static_cast<unsigned>(voxel * 10));
+            auto make = [&] {
+                P p = lattice ? quoct_test::lattice_point<T, D>(rng, 2 * lattice) : quoct_test::random_point<T, D>(rng, T(-3), T(3));
+                for (std::size_t a = 0; a < D; ++a) {
+                    if (lattice) p[a] = (p[a] - T(lattice)) / 2;  // halves in [-lattice/2, lattice/2)
+                    if (rng.below(16) == 0) p[a] = -T(0);
+                }
+                return p;
+            };
+            const auto cell = [&](T x) { return std::floor(x / voxel) + T(0); };
+            const auto same_voxel = [&](const P& x, const P& y) {
+                for (std::size_t a = 0; a < D; ++a)
+                    if (cell(x[a]) != cell(y[a])) return false;
+                return true;
+            };
+            quoct::dynamic_options opt;
+            opt.tail_limit = 16;
+            quoct::dynamic_orthtree<T, D> index(opt);
+            model<T, D> m;
+            for (int step = 0; step < 12; ++step) {
+                if (step % 4 == 0) {  // unthinned points too: voxels held by several live points
+                    std::vector<P> plain(60);
+                    for (auto& p : plain) p = make();
+                    const std::uint32_t first = index.insert_all(plain);
+                    for (std::size_t i = 0; i < plain.size(); ++i) m.live[first + static_cast<std::uint32_t>(i)] = plain[i];
+                }
+                std::vector<P> scan(static_cast<std::size_t>(rng.below(200)));
+                for (auto& p : scan) p = rng.below(8) == 0 && !scan.empty() ? scan[rng.below(scan.size())] : make();
+                constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
+                std::vector<std::uint32_t> want(scan.size(), none);
+                std::vector<std::pair<std::uint32_t, P>> added;
+                auto next = static_cast<std::uint32_t>(index.id_bound());
+                for (std::size_t i = 0; i < scan.size(); ++i) {
+                    for (const auto& kv : m.live)
+                        if (same_voxel(kv.second, scan[i]) && kv.first < want[i]) want[i] = kv.first;
+                    for (const auto& a : added)
+                        if (want[i] == none && same_voxel(a.second, scan[i])) want[i] = a.first;
+                    if (want[i] == none) {
+                        want[i] = next++;
+                        added.push_back({want[i], scan[i]});
+                    }
+                }
+                CHECK(index.insert_downsampled(scan, voxel) == want);
+                for (const auto& a : added) m.live[a.first] = a.second;
+                CHECK(index.id_bound() == next);
+                check_same(index, m, rng, lattice);
+                if (step % 3 == 2) {  // free the voxels of a box
+                    quoct::box<T, D> b{make(), make()};
+                    for (std::size_t a = 0; a < D; ++a)
+                        if (b.lo[a] > b.hi[a]) std::swap(b.lo[a], b.hi[a]);
+                    std::size_t gone = 0;
+                    for (auto it = m.live.begin(); it != m.live.end();)
+                        it = quoct::contains(b, it->second) ? (++gone, m.live.erase(it)) : std::next(it);
+                    CHECK(index.erase_in(b) == gone);
+                }
+            }
+            // Bad voxels and a bad point anywhere are refused, the index as it was.
+            const std::size_t size = index.size(), bound = index.id_bound();
+            std::vector<P> scan(20);
+            for (auto& p : scan) p = make();
+            for (const T bad : {T(0), -T(0), T(-1), std::numeric_limits<T>::quiet_NaN(), std::numeric_limits<T>::infinity()})
+                CHECK_THROWS_AS(index.insert_downsampled(scan, bad), std::invalid_argument);
+            scan[7][D - 1] = std::numeric_limits<T>::quiet_NaN();
+            CHECK_THROWS_AS(index.insert_downsampled(scan, voxel), std::invalid_argument);
+            scan[7][D - 1] = -std::numeric_limits<T>::infinity();
+            CHECK_THROWS_AS(index.insert_downsampled(scan.data(), scan.size(), voxel), std::invalid_argument);
+            CHECK((index.size() == size && index.id_bound() == bound));
+            check_same(index, m, rng, lattice);
+        }
+    }
+}
+
 TEMPLATE_TEST_CASE("dynamic_orthtree drops erased points from its trees without a rebuild, as brute force", "[dynamic]",
                    QUOCT_TEST_CONFIGS) {
     // Erasures alone (by box and by id) pass rebuild_fraction again and again: the trees are
