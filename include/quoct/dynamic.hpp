@@ -69,25 +69,32 @@ struct voxel_grid {
     }
 };
 
-/// The points of one voxel, as a Shape. x -> cell(x) is monotone (a division by a positive
-/// number and floor, each rounded monotonically), so a box's points have cells between
-/// those of its faces: the box is outside when the cells of its faces miss the voxel's on
-/// an axis, inside when both faces' cells are the voxel's on every axis. Exact.
+/// The points of a block of voxels (cells lo[a] to hi[a] on each axis a), as a Shape.
+/// x -> cell(x) is monotone (a division by a positive number and floor, each rounded
+/// monotonically), so a box's points have cells between those of its faces: the box is
+/// outside when the cells of its faces miss the block's on an axis, inside when they lie
+/// within it on every axis. Exact.
 template <class T, std::size_t D>
-struct voxel_query {
+struct voxel_block_query {
     voxel_grid<T, D> grid;
-    point<T, D> index;  // the voxel's cell on each axis
+    point<T, D> lo, hi;  // the first and last cell on each axis
 
     relation classify(const box<T, D>& b) const noexcept {
         bool inside = true;
         for (std::size_t a = 0; a < D; ++a) {
-            const T lo = grid.cell(b.lo[a]), hi = grid.cell(b.hi[a]);
-            if (hi < index[a] || lo > index[a]) return relation::outside;
-            inside = inside && lo == index[a] && hi == index[a];
+            const T first = grid.cell(b.lo[a]), last = grid.cell(b.hi[a]);
+            if (last < lo[a] || first > hi[a]) return relation::outside;
+            inside = inside && first >= lo[a] && last <= hi[a];
         }
         return inside ? relation::inside : relation::partial;
     }
-    bool contains(const point<T, D>& p) const noexcept { return grid.of(p) == index; }
+    bool contains(const point<T, D>& p) const noexcept {
+        for (std::size_t a = 0; a < D; ++a) {
+            const T c = grid.cell(p[a]);
+            if (c < lo[a] || c > hi[a]) return false;
+        }
+        return true;
+    }
 };
 }  // namespace detail
 
@@ -621,31 +628,55 @@ private:
         // The points by voxel, each voxel's in their order: its first is the candidate.
         std::vector<std::size_t> order(n);
         for (std::size_t i = 0; i < n; ++i) order[i] = i;
-        const auto cell_less = [&](std::size_t x, std::size_t y) {
-            return std::lexicographical_compare(cells[x].coords, cells[x].coords + D, cells[y].coords, cells[y].coords + D);
+        const auto less = [](const point_type& x, const point_type& y) {
+            return std::lexicographical_compare(x.coords, x.coords + D, y.coords, y.coords + D);
         };
-        std::stable_sort(order.begin(), order.end(), cell_less);
-        constexpr Id none = std::numeric_limits<Id>::max();
-        std::vector<Id> holder(n, none);       // for each point: the live id holding its voxel
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return less(cells[x], cells[y]); });
+        std::vector<point_type> voxels;        // the batch's voxels, increasing
         std::vector<std::size_t> first_of(n);  // for each point: its voxel's first point here
+        std::vector<std::size_t> voxel_of(n);  // for each point: its voxel's place in voxels
+        for (std::size_t r = 0; r < n; ++r) {
+            const std::size_t i = order[r];
+            if (r == 0 || less(cells[order[r - 1]], cells[i])) voxels.push_back(cells[i]);
+            first_of[i] = r != 0 && !less(cells[order[r - 1]], cells[i]) ? first_of[order[r - 1]] : i;
+            voxel_of[i] = voxels.size() - 1;
+        }
+        // The live points in those voxels: the smallest id holds each. One pass over the block
+        // of voxels around the batch when it holds few points for the batch's voxels (a scan
+        // over a thinned map), else a query per voxel (a scan in a corner of a dense map).
+        constexpr Id none = std::numeric_limits<Id>::max();
+        std::vector<Id> holder(voxels.size(), none);
+        const auto offer = [&](Id id, const point_type& p) {
+            const point_type cell = grid.of(p);
+            const auto at = std::lower_bound(voxels.begin(), voxels.end(), cell, less);
+            if (at != voxels.end() && *at == cell) {
+                Id& h = holder[static_cast<std::size_t>(at - voxels.begin())];
+                if (id < h) h = id;
+            }
+        };
+        if (!voxels.empty()) {
+            detail::voxel_block_query<T, D> block{grid, voxels.front(), voxels.front()};
+            for (const point_type& v : voxels)
+                for (std::size_t a = 0; a < D; ++a) {
+                    block.lo[a] = std::min(block.lo[a], v[a]);
+                    block.hi[a] = std::max(block.hi[a], v[a]);
+                }
+            if (count_shape(block) <= 8 * voxels.size()) {
+                visit_shape(block, offer);
+            } else {
+                for (std::size_t i = 0; i < tail_.size(); ++i) offer(tail_[i], tail_points_[i]);
+                for (const point_type& v : voxels)
+                    each_part([&](const part& pp) {
+                        return pp.tree.visit_shape(detail::voxel_block_query<T, D>{grid, v, v}, [&](Id pos, const point_type& p) {
+                            if (!pp.is_dead(pos)) offer(pp.id_of(pos), p);
+                        });
+                    });
+            }
+        }
         std::vector<point_type> kept;
         std::vector<std::size_t> kept_at;      // input position of each kept point
-        for (std::size_t r = 0; r < n;) {
-            std::size_t e = r + 1;
-            while (e < n && !cell_less(order[r], order[e])) ++e;
-            const std::size_t first = order[r];
-            Id found = none;
-            visit_shape(detail::voxel_query<T, D>{grid, cells[first]}, [&](Id id, const auto&...) {
-                if (id < found) found = id;
-            });
-            for (std::size_t x = r; x < e; ++x) {
-                holder[order[x]] = found;
-                first_of[order[x]] = first;
-            }
-            r = e;
-        }
         for (std::size_t i = 0; i < n; ++i)
-            if (holder[i] == none && first_of[i] == i) {
+            if (holder[voxel_of[i]] == none && first_of[i] == i) {
                 kept.push_back(points[i]);
                 kept_at.push_back(i);
             }
@@ -654,7 +685,7 @@ private:
         std::vector<Id> ids(n);                // allocated before the change: nothing throws after it
         const Id first_id = insert_all(kept);  // the one change, all or nothing
         for (std::size_t i = 0; i < n; ++i)
-            ids[i] = holder[i] != none ? holder[i] : static_cast<Id>(first_id + rank[first_of[i]]);
+            ids[i] = holder[voxel_of[i]] != none ? holder[voxel_of[i]] : static_cast<Id>(first_id + rank[first_of[i]]);
         return ids;
     }
 

@@ -387,12 +387,12 @@ TEMPLATE_TEST_CASE("dynamic_orthtree inserts scans thinned to one point per voxe
             model<T, D> m;
             for (int step = 0; step < 12; ++step) {
                 if (step % 4 == 0) {  // unthinned points too: voxels held by several live points
-                    std::vector<P> plain(60);
+                    std::vector<P> plain(step == 4 ? 3000 : 60);  // then a dense map: a query per voxel
                     for (auto& p : plain) p = make();
                     const std::uint32_t first = index.insert_all(plain);
                     for (std::size_t i = 0; i < plain.size(); ++i) m.live[first + static_cast<std::uint32_t>(i)] = plain[i];
                 }
-                std::vector<P> scan(static_cast<std::size_t>(rng.below(200)));
+                std::vector<P> scan(static_cast<std::size_t>(rng.below(step % 2 ? 200 : 6)));
                 for (auto& p : scan) p = rng.below(8) == 0 && !scan.empty() ? scan[rng.below(scan.size())] : make();
                 constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
                 std::vector<std::uint32_t> want(scan.size(), none);
