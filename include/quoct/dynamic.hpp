@@ -738,11 +738,13 @@ private:
         make_room(tail_, 1);
         make_room(tail_points_, 1);
     }
-    // Room for n more pushes, growing by 1.5x (less slack than push_back's 2x) so that
-    // batches cost amortised O(n).
+    // Room for n more pushes, growing by 1/8 (push_back grows by 2x): batches still cost
+    // amortised O(n) (each entry is copied about 8 times as the vectors grow, 5 bytes an
+    // id), and the per-id arrays keep at most 1/8 of their bytes spare (at 1M ids in
+    // batches of 10,000: 2.4% against 41% growing by 1.5x, 2 bytes a point fewer).
     template <class V>
     static void make_room(V& v, std::size_t n) {
-        if (v.capacity() - v.size() < n) v.reserve(std::max(v.size() + n, v.size() + v.size() / 2 + 16));
+        if (v.capacity() - v.size() < n) v.reserve(std::max(v.size() + n, v.size() + v.size() / 8 + 16));
     }
     // Takes live id out of its part into the tail at p (room made by the caller).
     void into_tail(Id id, const point_type& p) noexcept {
