@@ -69,6 +69,15 @@ struct config {
     static constexpr std::size_t dim = D;
 };
 
+// The configurations of the templated cases: (float, double) x (2D, 3D), or with CMake's
+// QUOCT_TEST_CONFIGS=two (CI's sanitizer build) float 2D and double 3D only.
+#ifndef QUOCT_TEST_TWO_CONFIGS
+#define QUOCT_MPI_TEST_CONFIGS (quoct_mpi_test::config<float, 2>), (quoct_mpi_test::config<float, 3>), \
+                               (quoct_mpi_test::config<double, 2>), (quoct_mpi_test::config<double, 3>)
+#else
+#define QUOCT_MPI_TEST_CONFIGS (quoct_mpi_test::config<float, 2>), (quoct_mpi_test::config<double, 3>)
+#endif
+
 enum class shape { uniform, clustered, duplicates };
 inline constexpr shape all_shapes[] = {shape::uniform, shape::clustered, shape::duplicates};
 inline const char* name_of(shape s) {

@@ -10,7 +10,7 @@ template class quoct::mpi::distributed_orthtree<double, 3>;
 using namespace quoct_mpi_test;
 
 TEMPLATE_TEST_CASE("distributed index: partition, queries, nearest and pairs match brute force", "[mpi]",
-                   (config<float, 2>), (config<float, 3>), (config<double, 2>), (config<double, 3>)) {
+                   QUOCT_MPI_TEST_CONFIGS) {
     using T = typename TestType::scalar;
     constexpr std::size_t D = TestType::dim;
     for (const shape s : all_shapes) {
