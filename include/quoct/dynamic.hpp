@@ -611,6 +611,45 @@ private:
         return ids.size();
     }
 
+    // Voxel indexes in lexicographic order.
+    static bool voxel_less(const point_type& x, const point_type& y) noexcept {
+        return std::lexicographical_compare(x.coords, x.coords + D, y.coords, y.coords + D);
+    }
+    // For each of the voxels (increasing), the smallest id of the live points in it, or
+    // max(Id) if none: one pass over the block of voxels around them when it holds few points
+    // for their number (a scan over a thinned map), else a query per voxel in the trees and
+    // one pass over the tail (a scan in a corner of a dense map).
+    std::vector<Id> voxel_holders(const detail::voxel_grid<T, D>& grid, const std::vector<point_type>& voxels) const {
+        std::vector<Id> holder(voxels.size(), std::numeric_limits<Id>::max());
+        const auto offer = [&](Id id, const point_type& p) {
+            const point_type cell = grid.of(p);
+            const auto at = std::lower_bound(voxels.begin(), voxels.end(), cell, voxel_less);
+            if (at != voxels.end() && *at == cell) {
+                Id& h = holder[static_cast<std::size_t>(at - voxels.begin())];
+                if (id < h) h = id;
+            }
+        };
+        if (voxels.empty()) return holder;
+        detail::voxel_block_query<T, D> block{grid, voxels.front(), voxels.front()};
+        for (const point_type& v : voxels)
+            for (std::size_t a = 0; a < D; ++a) {
+                block.lo[a] = std::min(block.lo[a], v[a]);
+                block.hi[a] = std::max(block.hi[a], v[a]);
+            }
+        if (count_shape(block) <= 8 * voxels.size()) {
+            visit_shape(block, offer);
+            return holder;
+        }
+        for (std::size_t i = 0; i < tail_.size(); ++i) offer(tail_[i], tail_points_[i]);
+        for (const point_type& v : voxels)
+            each_part([&](const part& pp) {
+                return pp.tree.visit_shape(detail::voxel_block_query<T, D>{grid, v, v}, [&](Id pos, const point_type& p) {
+                    if (!pp.is_dead(pos)) offer(pp.id_of(pos), p);
+                });
+            });
+        return holder;
+    }
+
     template <class Source>
     std::vector<Id> insert_downsampled_from(const Source& points, T voxel) {
         if (!(voxel > 0) || !std::isfinite(voxel))
@@ -628,51 +667,19 @@ private:
         // The points by voxel, each voxel's in their order: its first is the candidate.
         std::vector<std::size_t> order(n);
         for (std::size_t i = 0; i < n; ++i) order[i] = i;
-        const auto less = [](const point_type& x, const point_type& y) {
-            return std::lexicographical_compare(x.coords, x.coords + D, y.coords, y.coords + D);
-        };
-        std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return less(cells[x], cells[y]); });
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return voxel_less(cells[x], cells[y]); });
         std::vector<point_type> voxels;        // the batch's voxels, increasing
         std::vector<std::size_t> first_of(n);  // for each point: its voxel's first point here
         std::vector<std::size_t> voxel_of(n);  // for each point: its voxel's place in voxels
         for (std::size_t r = 0; r < n; ++r) {
             const std::size_t i = order[r];
-            if (r == 0 || less(cells[order[r - 1]], cells[i])) voxels.push_back(cells[i]);
-            first_of[i] = r != 0 && !less(cells[order[r - 1]], cells[i]) ? first_of[order[r - 1]] : i;
+            if (r == 0 || voxel_less(cells[order[r - 1]], cells[i])) voxels.push_back(cells[i]);
+            first_of[i] = r != 0 && !voxel_less(cells[order[r - 1]], cells[i]) ? first_of[order[r - 1]] : i;
             voxel_of[i] = voxels.size() - 1;
         }
-        // The live points in those voxels: the smallest id holds each. One pass over the block
-        // of voxels around the batch when it holds few points for the batch's voxels (a scan
-        // over a thinned map), else a query per voxel (a scan in a corner of a dense map).
+        // Each voxel's holder among the live points (none: max(Id)); the rest go in.
         constexpr Id none = std::numeric_limits<Id>::max();
-        std::vector<Id> holder(voxels.size(), none);
-        const auto offer = [&](Id id, const point_type& p) {
-            const point_type cell = grid.of(p);
-            const auto at = std::lower_bound(voxels.begin(), voxels.end(), cell, less);
-            if (at != voxels.end() && *at == cell) {
-                Id& h = holder[static_cast<std::size_t>(at - voxels.begin())];
-                if (id < h) h = id;
-            }
-        };
-        if (!voxels.empty()) {
-            detail::voxel_block_query<T, D> block{grid, voxels.front(), voxels.front()};
-            for (const point_type& v : voxels)
-                for (std::size_t a = 0; a < D; ++a) {
-                    block.lo[a] = std::min(block.lo[a], v[a]);
-                    block.hi[a] = std::max(block.hi[a], v[a]);
-                }
-            if (count_shape(block) <= 8 * voxels.size()) {
-                visit_shape(block, offer);
-            } else {
-                for (std::size_t i = 0; i < tail_.size(); ++i) offer(tail_[i], tail_points_[i]);
-                for (const point_type& v : voxels)
-                    each_part([&](const part& pp) {
-                        return pp.tree.visit_shape(detail::voxel_block_query<T, D>{grid, v, v}, [&](Id pos, const point_type& p) {
-                            if (!pp.is_dead(pos)) offer(pp.id_of(pos), p);
-                        });
-                    });
-            }
-        }
+        const std::vector<Id> holder = voxel_holders(grid, voxels);
         std::vector<point_type> kept;
         std::vector<std::size_t> kept_at;      // input position of each kept point
         for (std::size_t i = 0; i < n; ++i)
