@@ -12,6 +12,7 @@
 #define QUOCT_OBJECT_QUERIES_HPP
 
 #include <cstddef>
+#include <type_traits>
 #include <vector>
 
 #include "detail/knn.hpp"
@@ -46,20 +47,29 @@ public:
         self().visit(q, [&](Id, const auto&...) { ++n; });
         return n;
     }
-    /// As nearest(p, k, out, rule...), returning the ids, nearest first: `rule` as that
-    /// overload takes it (a quoct::ties, for the packed and moving indexes; none for
-    /// object_index). Throws as it does.
-    template <class... Rule>
-    std::vector<Id> nearest(const Point& p, std::size_t k, Rule... rule) const {
+    /// As nearest(p, k, out), returning the ids, nearest first. Throws as it does.
+    std::vector<Id> nearest(const Point& p, std::size_t k) const {
         std::vector<neighbor<typename Point::scalar_type, Id>> found;
-        self().nearest(p, k, found, rule...);
-        std::vector<Id> ids;
-        detail::ids_of(found, ids);
-        return ids;
+        self().nearest(p, k, found);
+        return ids_of(found);
+    }
+    /// As nearest(p, k, out, rule), returning the ids (the packed and moving indexes, which
+    /// take a quoct::ties). A template taking exactly ties, so that nearest(p, k, radius, out)
+    /// with a radius of another arithmetic type still converts to the index's own overload.
+    template <class Rule, std::enable_if_t<std::is_same<Rule, ties>::value, int> = 0>
+    std::vector<Id> nearest(const Point& p, std::size_t k, Rule rule) const {
+        std::vector<neighbor<typename Point::scalar_type, Id>> found;
+        self().nearest(p, k, found, rule);
+        return ids_of(found);
     }
 
 private:
     const Derived& self() const noexcept { return static_cast<const Derived&>(*this); }
+    static std::vector<Id> ids_of(const std::vector<neighbor<typename Point::scalar_type, Id>>& found) {
+        std::vector<Id> ids;
+        detail::ids_of(found, ids);
+        return ids;
+    }
 };
 
 }  // namespace quoct

@@ -162,6 +162,7 @@ TEST_CASE("packed_ball_index: many balls around one point, and its nearest are t
     index.nearest(origin, 3, any, quoct::ties::any);
     REQUIRE(any.size() == 3);
     for (const auto& x : any) CHECK((x.distance_sq == 0 && x.id % 2 == 0));
+    for (const std::uint32_t id : index.nearest(origin, 3, quoct::ties::any)) CHECK(id % 2 == 0);  // the ids form
     CHECK(index.containing(origin).size() == 3000);
 }
 

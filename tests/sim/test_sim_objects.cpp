@@ -277,6 +277,11 @@ TEMPLATE_TEST_CASE("objects: nearest by the distance to the object, exact on int
     CHECK(quoct_test::neighbor_diff(got, std::vector<nb>{{inside, T(0)}, {0, T(100)}, {1, T(361)}}) == "");
     balls.nearest(origin, 10, T(18), got);
     CHECK(got.size() == 2);
+    balls.nearest(origin, 10, 19, got);  // a radius of another type converts: the same answer
+    CHECK(quoct_test::neighbor_diff(got, std::vector<nb>{{inside, T(0)}, {0, T(100)}, {1, T(361)}}) == "");
+    balls.nearest(origin, 10, 18.0, got);
+    CHECK(got.size() == 2);
+    CHECK(balls.nearest(origin, 2) == std::vector<std::uint32_t>{inside, 0});
     // Erased objects are gone; the empty index gives nothing.
     balls.erase(0);
     balls.nearest(origin, 2, got);
