@@ -636,7 +636,11 @@ private:
                 block.lo[a] = std::min(block.lo[a], v[a]);
                 block.hi[a] = std::max(block.hi[a], v[a]);
             }
-        if (count_shape(block) <= 8 * voxels.size()) {
+        // Whether the block holds at most 8 points a voxel: counted by a visit that stops
+        // past that, so a dense block costs no more than the limit to find out.
+        const std::size_t limit = 8 * voxels.size();
+        std::size_t seen = 0;
+        if (visit_shape(block, [&](Id, const point_type&) { return ++seen <= limit; })) {
             visit_shape(block, offer);
             return holder;
         }

@@ -27,6 +27,7 @@
 #include "detail/callback.hpp"
 #include "detail/pair_metric.hpp"
 #include "detail/validate.hpp"
+#include "concepts.hpp"
 #include "shapes.hpp"
 #include "minkowski.hpp"
 #include "orthtree.hpp"

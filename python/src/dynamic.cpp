@@ -106,13 +106,15 @@ public:
     iarray insert_downsampled(const darray& points, double voxel) {
         const std::size_t n = rows_of(points, D, "points");
         const double* v = points.data();
-        std::vector<id_type> ids;
+        iarray out(static_cast<py::ssize_t>(n));  // made first: nothing may throw after the change
+        std::int64_t* o = out.mutable_data();
         {
             py::gil_scoped_release nogil;
             std::unique_lock<std::shared_mutex> lock(mutex_);
-            ids = index_.insert_downsampled(v, n, voxel);
+            const std::vector<id_type> ids = index_.insert_downsampled(v, n, voxel);
+            for (std::size_t i = 0; i < n; ++i) o[i] = static_cast<std::int64_t>(ids[i]);
         }
-        return int_array(ids);
+        return out;
     }
     // ids (k,) int64 and points (k, D): one batch of moves, refused whole on a bad entry.
     void move_many(const iarray& ids, const darray& points) {
