@@ -906,6 +906,46 @@ TEMPLATE_LIST_TEST_CASE("file: a loaded dynamic index goes on with the same ids"
     CHECK_THROWS_WITH((quoct::load<quoct::orthtree<T, D>>(dir / "x.quoct")), Contains("holds dynamic_orthtree<"));
 }
 
+TEMPLATE_LIST_TEST_CASE("file: a growing map's dynamic index (scans inserted whole) saves and loads", "[file][dynamic]",
+                        all_configs) {
+    // Scans only: every fold and rebuild joins parts whose ids follow one another (the
+    // newest level first in the index, the oldest ids last), which must still reach each
+    // tree in increasing id order, as the file's checks require on load.
+    using T = typename TestType::scalar;
+    constexpr std::size_t D = TestType::dim;
+    using index = quoct::dynamic_orthtree<T, D>;
+    scratch_dir dir;
+    quoct::dynamic_options opt;
+    opt.tail_limit = 16;
+    index x(opt);  // made empty: its snapshot is a tree never built, saved and loaded as one
+    quoct::save(x, dir / "empty.quoct");
+    CHECK(quoct::load<index>(dir / "empty.quoct").empty());
+    quoct::save(quoct::orthtree<T, D>(), dir / "empty_tree.quoct");
+    CHECK(quoct::load<quoct::orthtree<T, D>>(dir / "empty_tree.quoct").empty());
+    std::size_t most_side_trees = 0;
+    std::uint64_t seed = 300;
+    for (const std::size_t n : {40, 3, 100, 17, 250, 64, 500, 1, 90, 33, 700, 20, 8}) {
+        x.insert_all(uniform_points<T, D>(n, seed++));
+        most_side_trees = std::max(most_side_trees, x.side_trees());
+        quoct::save(x, dir / "g.quoct");
+        const index y = quoct::load<index>(dir / "g.quoct");
+        REQUIRE(y.size() == x.size());
+        CHECK(y.side_trees() == x.side_trees());
+        rng r(seed);
+        for (int i = 0; i < 5; ++i) {
+            const auto c = uniform_points<T, D>(1, seed * 7 + static_cast<std::uint64_t>(i))[0];
+            const quoct::ball<T, D> s{c, T(100)};
+            CHECK(sorted(y.query(s)) == sorted(x.query(s)));
+            std::vector<quoct::neighbor<T, std::uint32_t>> a, b;
+            y.nearest(c, 6, a);
+            x.nearest(c, 6, b);
+            REQUIRE(a.size() == b.size());
+            for (std::size_t k = 0; k < a.size(); ++k) CHECK((a[k].id == b[k].id && a[k].distance_sq == b[k].distance_sq));
+        }
+    }
+    CHECK(most_side_trees >= 2);
+}
+
 TEMPLATE_LIST_TEST_CASE("file: a dynamic index whose trees dropped erased points saves and loads", "[file][dynamic]", all_configs) {
     // Box erasures compact the trees (their nodes made anew without the erased points): the
     // file's checks (every tree validated whole on load) pass, and the loaded index answers

@@ -212,7 +212,8 @@ struct orthtree_data {
         t.options_.leaf_size = to_size(m[2]);
         t.options_.max_depth = to_size(m[3]);
         t.options_.nearest_index = m[4] != 0;
-        if (t.options_.leaf_size == 0 || t.options_.leaf_size == build_options::auto_leaf_size ||
+        // (A tree never built, made empty by default, keeps the leaf size unresolved.)
+        if (t.options_.leaf_size == 0 || (t.options_.leaf_size == build_options::auto_leaf_size && n != 0) ||
             t.options_.max_depth > max_depth_limit || m[4] > 1)
             r.fail("damaged: build options out of range");
         const section<T> bounds = r.template get<T>(prefix + "bounds", 2 * D);
