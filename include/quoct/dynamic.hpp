@@ -118,21 +118,98 @@ struct dynamic_options {
 
 namespace detail {
 
+/// A part's map from tree ids (input positions 0, 1, ...) to our ids, which increase with
+/// them: the identity (nothing held), a few runs of consecutive ids (8 bytes a run: a
+/// growing map's parts, whose scans take consecutive ids, are one run or a few), or one id
+/// an entry (4 bytes a point, where erasures and moves have broken the runs up).
+template <class Id>
+class part_ids {
+public:
+    /// At most this many runs are kept as runs (each lookup walks them).
+    static constexpr std::size_t max_runs = 8;
+
+    /// The map for these ids (increasing), one per tree id.
+    static part_ids of(const std::vector<Id>& ids) {
+        part_ids m;
+        if (m.take_runs(ids)) m.each_ = ids;
+        return m;
+    }
+    /// As of(ids), taking the vector where it keeps one id an entry.
+    static part_ids of(std::vector<Id>&& ids) {
+        part_ids m;
+        if (m.take_runs(ids)) m.each_ = std::move(ids);
+        return m;
+    }
+
+    /// Our id of tree id pos.
+    Id operator()(Id pos) const noexcept {
+        if (!runs_.empty()) {
+            const run* r = runs_.data() + (runs_.size() - 1);
+            while (r->at > pos) --r;  // the first run is at 0
+            return static_cast<Id>(r->id + (pos - r->at));
+        }
+        return each_.empty() ? pos : each_[pos];
+    }
+    /// True where tree ids are our ids.
+    bool identity() const noexcept { return each_.empty() && runs_.empty(); }
+    /// Calls f(pos, id) for tree ids pos = 0 .. n - 1 in order (n: the part's entries),
+    /// without a lookup each.
+    template <class F>
+    void each(std::size_t n, F&& f) const {
+        if (runs_.empty()) {
+            for (std::size_t i = 0; i < n; ++i) f(static_cast<Id>(i), each_.empty() ? static_cast<Id>(i) : each_[i]);
+            return;
+        }
+        for (std::size_t r = 0; r < runs_.size(); ++r) {
+            const std::size_t end = r + 1 < runs_.size() ? runs_[r + 1].at : n;
+            for (std::size_t i = runs_[r].at; i < end; ++i) f(static_cast<Id>(i), static_cast<Id>(runs_[r].id + (i - runs_[r].at)));
+        }
+    }
+    /// One id per tree id for n entries, or none for the identity (a file's form).
+    std::vector<Id> expanded(std::size_t n) const {
+        if (runs_.empty()) return each_;
+        std::vector<Id> ids(n);
+        each(n, [&](Id pos, Id id) { ids[pos] = id; });
+        return ids;
+    }
+    std::size_t memory_bytes() const noexcept { return each_.capacity() * sizeof(Id) + runs_.capacity() * sizeof(run); }
+
+private:
+    struct run {
+        Id at, id;  // tree ids from `at` on map to id + (pos - at)
+    };
+    // Keeps the ids as runs (none for the identity) where they are at most max_runs runs;
+    // else returns true, for the caller to keep them one an entry.
+    bool take_runs(const std::vector<Id>& ids) {
+        run found[max_runs];
+        std::size_t runs = 0;
+        for (std::size_t i = 0; i < ids.size(); ++i)
+            if (i == 0 || ids[i] != ids[i - 1] + 1) {
+                if (runs == max_runs) return true;
+                found[runs++] = run{static_cast<Id>(i), ids[i]};
+            }
+        if (runs == 0 || (runs == 1 && found[0].id == 0)) return false;  // the identity
+        runs_.assign(found, found + runs);
+        return false;
+    }
+
+    std::vector<Id> each_;   // one per tree id, or empty
+    std::vector<run> runs_;  // or the runs, by tree id
+};
+
 /// A built orthtree over some (id, point) pairs, with a dead mark per stored entry.
 /// Entries are given to the tree in increasing id order, so tree ids (input positions)
 /// and our ids sort alike; nearest() ties then break the same way in both.
 template <class T, std::size_t D, class Id>
 struct frozen_part {
     orthtree<T, D, Id> tree;
-    std::vector<Id> ids;  // tree id -> our id (empty when they are equal)
+    part_ids<Id> ids;  // tree id -> our id
     bitmap dead;
     std::size_t dead_count = 0;
     std::size_t stored = 0;
 
-    Id id_of(Id pos) const noexcept { return ids.empty() ? pos : ids[pos]; }
-    std::size_t memory_bytes() const noexcept {
-        return tree.memory_bytes() + ids.capacity() * sizeof(Id) + dead.memory_bytes();
-    }
+    Id id_of(Id pos) const noexcept { return ids(pos); }
+    std::size_t memory_bytes() const noexcept { return tree.memory_bytes() + ids.memory_bytes() + dead.memory_bytes(); }
     std::size_t live() const noexcept { return stored - dead_count; }
     bool is_dead(Id pos) const noexcept { return dead_count != 0 && dead.test(pos); }
     void kill(Id pos) noexcept {
@@ -144,10 +221,8 @@ struct frozen_part {
     static frozen_part make(const std::vector<Id>& which, const std::vector<point<T, D>>& pts,
                             const build_options& options) {
         frozen_part f;
-        bool identity = true;
-        for (std::size_t i = 0; i < which.size() && identity; ++i) identity = which[i] == i;
         f.tree = orthtree<T, D, Id>(pts, options);
-        if (!identity) f.ids = which;
+        f.ids = part_ids<Id>::of(which);
         f.dead.assign(which.size());
         f.stored = which.size();
         return f;
@@ -417,11 +492,14 @@ public:
     /// If it throws (std::bad_alloc) the index is unchanged.
     void rebuild() {
         std::vector<Id> which;
-        which.reserve(live_);
-        for (std::size_t i = 0; i < where_.size(); ++i)
-            if (where_[i] != erased) which.push_back(static_cast<Id>(base_ + i));
-        std::vector<point_type> pts(which.size());
-        {
+        std::vector<point_type> pts;
+        std::vector<const part*> parts{&snap_};
+        for (const part& level : levels_) parts.push_back(&level);
+        if (!concatenate_in_id_order(parts, tail_in_id_order(), live_, which, pts)) {
+            which.reserve(live_);
+            for (std::size_t i = 0; i < where_.size(); ++i)
+                if (where_[i] != erased) which.push_back(static_cast<Id>(base_ + i));
+            pts.resize(which.size());
             // Each part read once in its storage order (no id map), each live point written
             // to its id's place among the live ids.
             std::vector<Id> rank(where_.size());
@@ -486,7 +564,7 @@ public:
                 if (first || !pp.tree.can_search_top_down()) pp.tree.search_nearest(metric, set, s);
                 else pp.tree.search_nearest_top_down(metric, set, s);
             };
-            if (pp.dead_count == 0 && pp.ids.empty()) {
+            if (pp.dead_count == 0 && pp.ids.identity()) {
                 in_tree(sink);
             } else {
                 in_tree([&](Id pos, T d) {
@@ -588,7 +666,7 @@ private:
             std::vector<point_type> live(which.size());
             for (std::size_t i = 0; i < which.size(); ++i) live[i] = points[which[i]];
             fresh.tree = tree_type(live.data(), live.size(), options_.tree);
-            fresh.ids = which;
+            fresh.ids = detail::part_ids<Id>::of(std::move(which));
         }
         fresh.dead.assign(live_);
         fresh.stored = live_;
@@ -636,14 +714,16 @@ private:
                 block.lo[a] = std::min(block.lo[a], v[a]);
                 block.hi[a] = std::max(block.hi[a], v[a]);
             }
-        // Whether the block holds at most 8 points a voxel: counted by a visit that stops
-        // past that, so a dense block costs no more than the limit to find out.
+        // One visit of the block, offering its points, that stops past 8 points a voxel: a
+        // dense block costs no more than that limit before the per-voxel path takes over
+        // (the holders found so far stand: both paths keep the smallest id offered).
         const std::size_t limit = 8 * voxels.size();
         std::size_t seen = 0;
-        if (visit_shape(block, [&](Id, const point_type&) { return ++seen <= limit; })) {
-            visit_shape(block, offer);
+        if (visit_shape(block, [&](Id id, const point_type& p) {
+                offer(id, p);
+                return ++seen <= limit;
+            }))
             return holder;
-        }
         for (std::size_t i = 0; i < tail_.size(); ++i) offer(tail_[i], tail_points_[i]);
         for (const point_type& v : voxels)
             each_part([&](const part& pp) {
@@ -714,11 +794,15 @@ private:
         make_room(slot_, n);
         make_room(tail_, n);
         make_room(tail_points_, n);
+        const std::size_t w = where_.size(), t = tail_.size();
+        where_.resize(w + n, in_tail);  // within the room made: no allocation
+        slot_.resize(w + n);
+        tail_.resize(t + n);
+        tail_points_.resize(t + n);
         for (std::size_t i = 0; i < n; ++i) {
-            where_.push_back(in_tail);
-            slot_.push_back(static_cast<Id>(tail_.size()));
-            tail_.push_back(static_cast<Id>(first + i));
-            tail_points_.push_back(points[i]);
+            slot_[w + i] = static_cast<Id>(t + i);
+            tail_[t + i] = static_cast<Id>(first + i);
+            tail_points_[t + i] = points[i];
         }
         live_ += n;
         maintain();
@@ -783,12 +867,11 @@ private:
             return;
         }
         for (std::size_t at = 0; at < pp.stored; ++at) stored_at[input[at]] = static_cast<Id>(at);
-        for (std::size_t i = 0; i < pp.stored; ++i) {
-            if (pp.is_dead(static_cast<Id>(i))) continue;
-            const Id id = pp.id_of(static_cast<Id>(i));
+        pp.ids.each(pp.stored, [&](Id i, Id id) {
+            if (pp.is_dead(i)) return;
             tag(id) = where;
             place(id) = stored_at[i];
-        }
+        });
     }
     // Calls f(slot, point) for every entry a part stores, dead ones included, in its
     // storage order: one pass, no id map.
@@ -897,16 +980,11 @@ private:
             const std::size_t m = pp.live();
             std::vector<Id> ids;
             ids.reserve(m);
-            bool identity = true;
             for (std::size_t slot = 0; slot < pp.stored; ++slot)
-                if (!pp.dead.test(slot)) {
-                    const Id id = pp.id_of(static_cast<Id>(slot));
-                    identity = identity && id == ids.size();
-                    ids.push_back(id);
-                }
+                if (!pp.dead.test(slot)) ids.push_back(pp.id_of(static_cast<Id>(slot)));
             fresh.dead.assign(m);
             fresh.stored = m;
-            if (!identity) fresh.ids = std::move(ids);
+            fresh.ids = detail::part_ids<Id>::of(std::move(ids));
             // Nothing below throws.
             pp = std::move(fresh);
             place_part(pp, where);
@@ -916,6 +994,92 @@ private:
             if (level.dead_count != 0 && !level.tree.can_compact()) return rebuild();
         compact(snap_, at_snapshot);
         for (std::size_t j = 0; j < levels_.size(); ++j) compact(levels_[j], static_cast<unsigned char>(in_level + j));
+    }
+
+    // The tail's places in id order: inserts append increasing ids, so it is mostly in
+    // order already; moves and erasures disorder it.
+    std::vector<std::size_t> tail_in_id_order() const {
+        std::vector<std::size_t> order(tail_.size());
+        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+        if (!std::is_sorted(tail_.begin(), tail_.end()))
+            std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return tail_[x] < tail_[y]; });
+        return order;
+    }
+    // The live entries of `parts` and of the tail (its places in id order: `order`), in
+    // increasing id order, into which and pts (`total` entries), where that is their
+    // concatenation: no part has dead entries and the id ranges do not overlap (a growing
+    // map: each level holds older points than the one below it, the tail the newest).
+    // Each part's points go from its storage order straight to their place. Returns false,
+    // changing nothing, where it is not.
+    bool concatenate_in_id_order(const std::vector<const part*>& parts, const std::vector<std::size_t>& order,
+                                 std::size_t total, std::vector<Id>& which, std::vector<point_type>& pts) const {
+        struct run {
+            const part* source;  // nullptr: the tail
+            Id first, last;
+        };
+        std::vector<run> runs;
+        for (const part* pp : parts) {
+            if (pp->dead_count != 0) return false;
+            if (pp->stored != 0) runs.push_back(run{pp, pp->id_of(0), pp->id_of(static_cast<Id>(pp->stored - 1))});
+        }
+        if (!order.empty()) runs.push_back(run{nullptr, tail_[order.front()], tail_[order.back()]});
+        std::sort(runs.begin(), runs.end(), [](const run& x, const run& y) { return x.first < y.first; });
+        for (std::size_t r = 1; r < runs.size(); ++r)
+            if (!(runs[r - 1].last < runs[r].first)) return false;
+        which.resize(total);
+        pts.resize(total);
+        std::size_t at = 0;
+        for (const run& rn : runs) {
+            if (rn.source == nullptr) {
+                for (const std::size_t i : order) which[at] = tail_[i], pts[at++] = tail_points_[i];
+                continue;
+            }
+            const part& pp = *rn.source;
+            pp.ids.each(pp.stored, [&](Id slot, Id id) { which[at + slot] = id; });
+            each_stored(pp, [&](Id slot, const point_type& p) { pts[at + slot] = p; });
+            at += pp.stored;
+        }
+        return true;
+    }
+    // The live entries of the tail and levels 0..m-1 (`total` of them) in increasing id
+    // order, into which and pts: concatenated where they can be, else a k-way merge over
+    // the few sources, each in id order.
+    void gather_in_id_order(std::size_t m, std::size_t total, std::vector<Id>& which, std::vector<point_type>& pts) const {
+        const std::vector<std::size_t> order = tail_in_id_order();
+        std::vector<const part*> parts;
+        for (std::size_t l = 0; l < m; ++l) parts.push_back(&levels_[l]);
+        if (concatenate_in_id_order(parts, order, total, which, pts)) return;
+        which.reserve(total);
+        pts.reserve(total);
+        std::vector<std::size_t> cursor(m + 1, 0);  // last one: the tail
+        const auto skip_dead = [&](std::size_t l) {
+            const part& level = levels_[l];
+            while (cursor[l] < level.stored && level.is_dead(static_cast<Id>(cursor[l]))) ++cursor[l];
+        };
+        for (std::size_t l = 0; l < m; ++l) skip_dead(l);
+        // Each merged level's points by slot, read once in storage order (no id map).
+        std::vector<std::vector<point_type>> by_slot(m);
+        for (std::size_t l = 0; l < m; ++l) {
+            by_slot[l].resize(levels_[l].stored);
+            each_stored(levels_[l], [&](Id slot, const point_type& p) { by_slot[l][slot] = p; });
+        }
+        constexpr Id none = std::numeric_limits<Id>::max();  // above every id (ids < max / 2)
+        for (;;) {
+            std::size_t best = m;
+            Id best_id = cursor[m] < order.size() ? tail_[order[cursor[m]]] : none;
+            for (std::size_t l = 0; l < m; ++l) {
+                const part& level = levels_[l];
+                if (cursor[l] < level.stored) {
+                    const Id id = level.id_of(static_cast<Id>(cursor[l]));
+                    if (id < best_id) best = l, best_id = id;
+                }
+            }
+            if (best_id == none) break;
+            which.push_back(best_id);
+            ++cursor[best];
+            pts.push_back(best == m ? tail_points_[order[cursor[best] - 1]] : by_slot[best][cursor[best] - 1]);
+            if (best != m) skip_dead(best);
+        }
     }
 
     // Moves the tail and levels 0..j-1 into level j, the first level with room for them
@@ -929,44 +1093,9 @@ private:
             if (total <= level_capacity(j)) break;
         }
         const std::size_t merged_levels = std::min(j + 1, levels_.size());
-        // Sources: the tail (sorted here) and levels 0..merged_levels-1, each in id order;
-        // a k-way merge over at most a few dozen sources, taking the smallest id each time.
-        std::vector<std::size_t> order(tail_.size());
-        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-        std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return tail_[x] < tail_[y]; });
-        std::vector<std::size_t> cursor(merged_levels + 1, 0);  // last one: the tail
-        const auto skip_dead = [&](std::size_t l) {
-            const part& level = levels_[l];
-            while (cursor[l] < level.stored && level.is_dead(static_cast<Id>(cursor[l]))) ++cursor[l];
-        };
-        for (std::size_t l = 0; l < merged_levels; ++l) skip_dead(l);
-        // Each merged level's points by slot, read once in storage order (no id map).
-        std::vector<std::vector<point_type>> by_slot(merged_levels);
-        for (std::size_t l = 0; l < merged_levels; ++l) {
-            by_slot[l].resize(levels_[l].stored);
-            each_stored(levels_[l], [&](Id slot, const point_type& p) { by_slot[l][slot] = p; });
-        }
         std::vector<Id> which;
         std::vector<point_type> pts;
-        which.reserve(total);
-        pts.reserve(total);
-        constexpr Id none = std::numeric_limits<Id>::max();  // above every id (ids < max / 2)
-        for (;;) {
-            std::size_t best = merged_levels;
-            Id best_id = cursor[merged_levels] < order.size() ? tail_[order[cursor[merged_levels]]] : none;
-            for (std::size_t l = 0; l < merged_levels; ++l) {
-                const part& level = levels_[l];
-                if (cursor[l] < level.stored) {
-                    const Id id = level.id_of(static_cast<Id>(cursor[l]));
-                    if (id < best_id) best = l, best_id = id;
-                }
-            }
-            if (best_id == none) break;
-            which.push_back(best_id);
-            ++cursor[best];
-            pts.push_back(best == merged_levels ? tail_points_[order[cursor[best] - 1]] : by_slot[best][cursor[best] - 1]);
-            if (best != merged_levels) skip_dead(best);
-        }
+        gather_in_id_order(merged_levels, total, which, pts);
         part fresh = part::make(which, std::move(pts), options_.tree);
         if (j == levels_.size()) levels_.emplace_back();
         // Nothing below throws.
@@ -1007,7 +1136,7 @@ private:
     template <class TreeQuery, class TreeVisit, class Test>
     void collect(TreeQuery&& tree_query, TreeVisit&& tree_visit, Test&& test, std::vector<Id>& out) const {
         tree_query(snap_.tree, out);  // the core's fast collector, then drop the dead and map
-        if (snap_.dead_count != 0 || !snap_.ids.empty()) {
+        if (snap_.dead_count != 0 || !snap_.ids.identity()) {
             std::size_t k = 0;
             for (Id pos : out)
                 if (!snap_.is_dead(pos)) out[k++] = snap_.id_of(pos);

@@ -619,4 +619,42 @@ TEST_CASE("dynamic_orthtree visit stops when the callback returns false, and nea
     CHECK(index.nearest({{0.4, 0.0}}, 2) == std::vector<std::uint32_t>{10, 0});
 }
 
+TEST_CASE("dynamic_orthtree's parts map tree ids to ids as runs, or one an entry, as the ids they were given", "[dynamic]") {
+    using map = quoct::detail::part_ids<std::uint32_t>;
+    const auto check = [](const std::vector<std::uint32_t>& ids) {
+        INFO("ids: " << ids.size() << " from " << (ids.empty() ? 0u : ids.front()));
+        const map m = map::of(ids);
+        for (std::size_t i = 0; i < ids.size(); ++i) CHECK(m(static_cast<std::uint32_t>(i)) == ids[i]);
+        std::vector<std::uint32_t> seen;
+        m.each(ids.size(), [&](std::uint32_t pos, std::uint32_t id) {
+            CHECK(pos == seen.size());
+            seen.push_back(id);
+        });
+        CHECK(seen == ids);
+        const std::vector<std::uint32_t> file = m.expanded(ids.size());
+        CHECK((m.identity() ? file.empty() : file == ids));
+        CHECK(map::of(std::vector<std::uint32_t>(ids))(static_cast<std::uint32_t>(ids.size() / 2)) ==
+              (ids.empty() ? ids.size() / 2 : ids[ids.size() / 2]));
+        return m;
+    };
+    std::vector<std::uint32_t> ids;
+    CHECK(check(ids).identity());
+    for (std::uint32_t i = 0; i < 1000; ++i) ids.push_back(i);
+    CHECK(check(ids).identity());
+    CHECK(map::of(ids).memory_bytes() == 0);
+    for (auto& id : ids) id += 7;  // one run, not from 0
+    CHECK_FALSE(check(ids).identity());
+    CHECK(map::of(ids).memory_bytes() < 100);
+    // Runs broken by gaps (erased ids): up to max_runs kept as runs, one more and one id an
+    // entry; runs of one id among them.
+    for (std::size_t runs = 2; runs <= map::max_runs + 1; ++runs) {
+        std::vector<std::uint32_t> gappy;
+        for (std::uint32_t r = 0; r < runs; ++r)
+            for (std::uint32_t i = 0; i < (r % 3 == 1 ? 1u : 50u); ++i) gappy.push_back(r * 1000 + i);
+        check(gappy);
+        const bool as_runs = map::of(gappy).memory_bytes() < gappy.size() * sizeof(std::uint32_t);
+        CHECK(as_runs == (runs <= map::max_runs));
+    }
+}
+
 }  // namespace test_dynamic

@@ -99,7 +99,7 @@ template <class T, std::size_t D, class Id>
 template <class Writer>
 void dynamic_orthtree<T, D, Id>::write_part(const part& p, Writer& w, const std::string& prefix) {
     w.add_copy(prefix + "meta", detail::meta_values<detail::dynamic_part_meta_values>(p.dead_count, p.stored));
-    w.add(prefix + "ids", p.ids.data(), p.ids.size());
+    w.add_copy(prefix + "ids", p.ids.expanded(p.stored));  // one per entry, or none for the identity
     w.add(prefix + "dead", p.dead.words().data(), p.dead.words().size());
     detail::file_codec<tree_type>::write(p.tree, w, prefix + "tree.");
 }
@@ -122,7 +122,7 @@ typename dynamic_orthtree<T, D, Id>::part dynamic_orthtree<T, D, Id>::read_part(
     for (std::size_t i = 0; i < ids.size(); ++i)
         if (ids[i] >= id_bound || (i != 0 && ids[i] <= ids[i - 1]))
             r.fail("damaged: " + prefix + "ids are not increasing known ids");
-    p.ids.assign(ids.begin(), ids.end());
+    p.ids = detail::part_ids<Id>::of(std::vector<Id>(ids.begin(), ids.end()));
     std::vector<std::uint64_t> dead = r.template copy<std::uint64_t>(prefix + "dead", (p.stored + 63) / 64);
     std::size_t marked = 0;
     for (const std::uint64_t w : dead) marked += static_cast<std::size_t>(std::bitset<64>(w).count());
