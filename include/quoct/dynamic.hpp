@@ -8,8 +8,9 @@
 // method of Bentley and Saxe). Snapshot and level entries whose point was erased or moved
 // away are marked dead in a bitmap and skipped by queries. Every mutating call keeps the
 // parts in shape: a full tail is folded, with the levels below the first one that has
-// room for them all, into that level (one rebuild of a small tree, whose inputs are merged
-// in id order, not sorted, from the points the parts and the tail hold), and everything is rebuilt into a
+// room for them all, into that level (one rebuild of a small tree, whose inputs are joined
+// or merged in id order, not sorted, from the points the parts and the tail hold; each
+// part keeps its ids as a few runs where it can), and everything is rebuilt into a
 // new snapshot when its dead entries exceed options.rebuild_fraction of the live points,
 // or when the points outside it exceed that fraction and outnumber its own (so a growing
 // index rebuilds its snapshot once per doubling). A nearest query feeds one result set
