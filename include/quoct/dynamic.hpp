@@ -120,9 +120,9 @@ struct dynamic_options {
 namespace detail {
 
 /// A part's map from tree ids (input positions 0, 1, ...) to our ids, which increase with
-/// them: the identity (nothing held), a few runs of consecutive ids (8 bytes a run: a
+/// them: the identity (nothing held), a few runs of consecutive ids (two ids a run: a
 /// growing map's parts, whose scans take consecutive ids, are one run or a few), or one id
-/// an entry (4 bytes a point, where erasures and moves have broken the runs up).
+/// an entry (where erasures and moves have broken the runs up).
 template <class Id>
 class part_ids {
 public:
@@ -153,6 +153,8 @@ public:
     }
     /// True where tree ids are our ids.
     bool identity() const noexcept { return each_.empty() && runs_.empty(); }
+    /// The ids, one per tree id, where they are kept so (else empty).
+    const std::vector<Id>& each_ids() const noexcept { return each_; }
     /// Calls f(pos, id) for tree ids pos = 0 .. n - 1 in order (n: the part's entries),
     /// without a lookup each.
     template <class F>
@@ -495,8 +497,9 @@ public:
         std::vector<Id> which;
         std::vector<point_type> pts;
         std::vector<const part*> parts{&snap_};
-        for (const part& level : levels_) parts.push_back(&level);
-        if (!concatenate_in_id_order(parts, tail_in_id_order(), live_, which, pts)) {
+        bool dead = snap_.dead_count != 0;
+        for (const part& level : levels_) parts.push_back(&level), dead = dead || level.dead_count != 0;
+        if (dead || !concatenate_in_id_order(parts, tail_in_id_order(), live_, which, pts)) {
             which.reserve(live_);
             for (std::size_t i = 0; i < where_.size(); ++i)
                 if (where_[i] != erased) which.push_back(static_cast<Id>(base_ + i));
@@ -696,8 +699,9 @@ private:
     }
     // For each of the voxels (increasing), the smallest id of the live points in it, or
     // max(Id) if none: one pass over the block of voxels around them when it holds few points
-    // for their number (a scan over a thinned map), else a query per voxel in the trees and
-    // one pass over the tail (a scan in a corner of a dense map).
+    // for their number (a scan over a thinned map); where that pass finds too many, it stops
+    // and a query per voxel in the trees and a pass over the tail finish (a scan in a
+    // corner of a dense map).
     std::vector<Id> voxel_holders(const detail::voxel_grid<T, D>& grid, const std::vector<point_type>& voxels) const {
         std::vector<Id> holder(voxels.size(), std::numeric_limits<Id>::max());
         const auto offer = [&](Id id, const point_type& p) {
@@ -1085,8 +1089,8 @@ private:
 
     // Moves the tail and levels 0..j-1 into level j, the first level with room for them
     // all (a new one if none has), rebuilding it; the levels below are left empty. Their
-    // live entries are merged in id order: each level's is increasing already, the tail's
-    // is sorted. If it throws (std::bad_alloc) the index is unchanged.
+    // live entries go in in id order (gather_in_id_order: joined end to end where they can
+    // be, else merged). If it throws (std::bad_alloc) the index is unchanged.
     void fold_tail() {
         std::size_t j = 0, total = tail_.size();
         for (; j < levels_.size(); ++j) {

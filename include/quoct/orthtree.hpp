@@ -199,8 +199,9 @@ public:
     /// Depth of the deepest leaf (0 for a tree of one leaf or none): set by the data, not by
     /// a fixed cap (see max_depth_limit); about 133 for points from 1e-20 to 1e20.
     std::size_t depth() const noexcept { return depth_; }
-    /// The options the tree was built with; in a tree built from points (even none) or read
-    /// from a file, leaf_size is resolved (never auto_leaf_size).
+    /// The options the tree was built with; in a tree built from points (even none), or
+    /// read from a file of one, leaf_size is resolved. A tree made empty by default, never
+    /// built, keeps auto_leaf_size, and so does one read from its file.
     const build_options& options() const noexcept { return options_; }
     /// Number of nodes.
     std::size_t node_count() const noexcept { return nodes_.empty() ? 0 : nodes_.size() - 1; }

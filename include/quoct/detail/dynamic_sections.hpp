@@ -99,7 +99,10 @@ template <class T, std::size_t D, class Id>
 template <class Writer>
 void dynamic_orthtree<T, D, Id>::write_part(const part& p, Writer& w, const std::string& prefix) {
     w.add_copy(prefix + "meta", detail::meta_values<detail::dynamic_part_meta_values>(p.dead_count, p.stored));
-    w.add_copy(prefix + "ids", p.ids.expanded(p.stored));  // one per entry, or none for the identity
+    // One id per entry, or none for the identity: the ids in place where they are kept so,
+    // else (runs) written out.
+    if (p.ids.identity() || !p.ids.each_ids().empty()) w.add(prefix + "ids", p.ids.each_ids().data(), p.ids.each_ids().size());
+    else w.add_copy(prefix + "ids", p.ids.expanded(p.stored));
     w.add(prefix + "dead", p.dead.words().data(), p.dead.words().size());
     detail::file_codec<tree_type>::write(p.tree, w, prefix + "tree.");
 }
