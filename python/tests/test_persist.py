@@ -179,6 +179,20 @@ def test_dynamic_save_load_pickle(tmp_path):
         assert 0 not in back and 1 in back
 
 
+def test_dynamic_pickles_as_it_grows():
+    # Pickled as points go in one at a time: past 1,300 inserts its first side tree has been
+    # folded into the second and emptied (a state that once failed to load back).
+    rng = np.random.default_rng(10)
+    d = quoct.DynamicTree(rng.random((5000, 3)))
+    x = rng.random((8, 3))
+    for step in range(1, 1601):
+        d.insert(rng.random(3))
+        if step % 100 == 0:
+            back = pickle.loads(pickle.dumps(d))
+            assert back.n == d.n == 5000 + step
+            assert _answers(back, x) == _answers(d, x)
+
+
 def test_geo_save_load_pickle(tmp_path):
     rng = np.random.default_rng(3)
     lon = np.concatenate([rng.uniform(-180, 180, 5000), [180.0, -180.0, 0.0, 12.5]])
